@@ -1,0 +1,67 @@
+/* What the 1xx debug experiments share: a #DB/#BP handler that records every
+ * delivery (vector, saved RIP/CS/RFLAGS, DR6 and DR7 as the handler found them),
+ * then clears DR6 the way a debugger must (SDM vol.3 18.2.3: "the processor never
+ * clears DR6; the handler should") and returns.
+ *
+ * An experiment arms the hardware, runs a short sequence written in assembly with
+ * global labels, disarms, and compares the log with the addresses the SDM predicts. */
+#ifndef EXPERIMENTS_DEBUG_COMMON_H
+#define EXPERIMENTS_DEBUG_COMMON_H
+#include <stdbool.h>
+#include <stdint.h>
+#include "dr.h"
+#include "trap.h"
+
+/* More deliveries than this means a runaway (an emulator ignoring RF, say): the
+ * handler then disarms DR7, TF and DEBUGCTL so that the experiment can end. */
+#define DBG_MAX_EVENTS  32
+
+struct dbg_event {
+	uint64_t vector;
+	uint64_t rip, cs, rflags;       /* the frame the CPU pushed */
+	uint64_t dr6, dr7;              /* read on handler entry */
+	uint64_t rflags_live;           /* RFLAGS while the handler runs */
+	uint64_t debugctl;              /* IA32_DEBUGCTL on entry, if asked for */
+	uint64_t extra;                 /* for the experiment's hook */
+};
+
+struct dbg_log {
+	int n;                          /* deliveries seen (may exceed DBG_MAX_EVENTS) */
+	struct dbg_event ev[DBG_MAX_EVENTS];
+	bool keep_dr6;                  /* don't clear DR6 in the handler (111) */
+	bool read_debugctl;             /* record IA32_DEBUGCTL (112) */
+};
+
+extern struct dbg_log dbg_log;
+
+/* Runs after an event is recorded and may edit the frame (rip, TF, RF).
+ * n is the index of the event just recorded. */
+typedef void (*dbg_hook_t)(struct trap_frame *tf, struct dbg_event *e, int n);
+
+/* Empties the log, writes DR6 = its init value, and installs the recorder on
+ * #DB (1) and #BP (3).  hook may be 0: then dbg_resume() is used. */
+void dbg_begin(dbg_hook_t hook);
+
+/* The default hook: sets RF in the saved RFLAGS when the #DB is the fault of an
+ * enabled instruction breakpoint at the saved RIP, so that IRET resumes the
+ * instruction without re-triggering (SDM 18.3.1.1).  Does nothing otherwise. */
+void dbg_resume(struct trap_frame *tf, struct dbg_event *e, int n);
+
+/* True if DR7 has breakpoint n enabled (L or G) as an instruction breakpoint at rip. */
+bool dbg_is_exec_bp(uint64_t dr7, int n, uint64_t rip);
+
+/* DR7 value enabling breakpoint n (local enable) with the given R/W and LEN codes. */
+uint64_t dr7_bp(int n, uint64_t rw, uint64_t len);
+/* LEN code for a length of 1, 2, 4 or 8 bytes. */
+uint64_t dr7_len_code(int bytes);
+
+/* One check per field of event i: it exists, its vector, RIP and DR6.  what names
+ * the event in the KTAP line.  Returns true if all matched. */
+bool dbg_check_event(const char *what, int i, int vector, uint64_t rip, uint64_t dr6);
+/* Checks the number of deliveries. */
+bool dbg_check_count(const char *what, int expected);
+
+/* DR6 as a #DB handler should find it: the init value plus the cause bits. */
+static inline uint64_t dr6_with(uint64_t bits) { return DR6_INIT | bits; }
+
+#endif

@@ -1,0 +1,45 @@
+/* Local APIC registers (SDM vol.3 chapter 11/12) and tracelab's fixed vectors. */
+#ifndef INC_APICDEF_H
+#define INC_APICDEF_H
+
+#define APIC_DEFAULT_BASE   0xfee00000ULL
+/* xAPIC MMIO offsets; the x2APIC MSR is 0x800 + (offset >> 4) (SDM 11.12.1.2) */
+#define APIC_ID         0x020
+#define APIC_VERSION    0x030
+#define APIC_TPR        0x080
+#define APIC_EOI        0x0b0
+#define APIC_LDR        0x0d0
+#define APIC_DFR        0x0e0
+#define APIC_SVR        0x0f0
+#define   APIC_SVR_ENABLE   0x100
+#define APIC_ESR        0x280
+#define APIC_ICR_LOW    0x300
+#define APIC_ICR_HIGH   0x310
+#define   ICR_INIT          0x00500
+#define   ICR_STARTUP       0x00600
+#define   ICR_LEVEL_ASSERT  0x04000
+#define   ICR_TRIGGER_LEVEL 0x08000
+#define   ICR_BUSY          0x01000
+#define APIC_LVT_TIMER  0x320
+#define   LVT_TIMER_ONESHOT  0x00000
+#define   LVT_TIMER_PERIODIC 0x20000
+#define APIC_LVT_THERMAL 0x330
+#define APIC_LVT_PERFMON 0x340
+#define APIC_LVT_LINT0  0x350
+#define APIC_LVT_LINT1  0x360
+#define APIC_LVT_ERROR  0x370
+#define   LVT_MASKED        0x10000
+#define   LVT_DM_NMI        0x00400
+#define APIC_TIMER_ICR  0x380
+#define APIC_TIMER_CCR  0x390
+#define APIC_TIMER_DCR  0x3e0
+#define   APIC_TIMER_DIV_16 0x3
+
+/* tracelab's interrupt vectors */
+#define VEC_USER_RETURN 0x80    /* ring 3 -> kernel: "user function finished" */
+#define VEC_PMI         0xf0    /* LVT performance-monitor entry */
+#define VEC_TIMER       0xf1    /* LVT timer: experiment watchdog */
+#define VEC_ERROR       0xfe
+#define VEC_SPURIOUS    0xff
+
+#endif

@@ -1,0 +1,270 @@
+/* The Debug Store, hardware side: feature detection, allocation of the save area,
+ * IA32_DS_AREA, and readable dumps.  The layout arithmetic lives in lib/ds.c.
+ *
+ * SDM vol.3 17.4.9 (18.6.3.4 in older editions): the DS save area must be in
+ * non-paged, present, accessed and dirty memory, on linearly contiguous pages,
+ * not sharing a page with code, and the same for every address space.  exp_alloc()
+ * gives zeroed, contiguous, identity-mapped memory in the kernel's arena, and we
+ * keep it page aligned so it never shares a page with code. */
+#include "pmi.h"
+#include "bts.h"
+#include "cpu.h"
+#include "cpuid.h"
+#include "experiment.h"
+#include "mem.h"
+#include "msr.h"
+#include "x86.h"
+
+static struct ds_area *active;
+static char reason[96];
+
+static const char *ds_common_unavailable(void)
+{
+	if (!(cpu.leaf1_edx & CPUID_1_EDX_DS))
+		return "CPUID.01H:EDX.DS[21]=0";
+	if (!cpu.has_misc_enable)
+		return "IA32_MISC_ENABLE (0x1a0) read #GP";
+	return 0;
+}
+
+/* IA32_DS_AREA must take a canonical address and give it back. */
+static const char *ds_msr_probe(void)
+{
+	uint64_t old, v;
+	if (!rdmsr_safe(IA32_DS_AREA, &old))
+		return "RDMSR IA32_DS_AREA (0x600) #GP";
+	if (!wrmsr_safe(IA32_DS_AREA, 0x1000))
+		return "WRMSR IA32_DS_AREA (0x600) #GP";
+	bool ok = rdmsr_safe(IA32_DS_AREA, &v) && v == 0x1000;
+	wrmsr_safe(IA32_DS_AREA, old);
+	return ok ? 0 : "IA32_DS_AREA write 0x1000 not read back";
+}
+
+const char *ds_bts_unavailable(void)
+{
+	const char *r = ds_common_unavailable();
+	if (r)
+		return r;
+	if (cpu.misc_enable & MISC_ENABLE_BTS_UNAVAIL)
+		return "IA32_MISC_ENABLE.BTS_UNAVAILABLE[11]=1";
+	return ds_msr_probe();
+}
+
+const char *ds_pebs_unavailable(void)
+{
+	const char *r = ds_common_unavailable();
+	if (r)
+		return r;
+	if (cpu.misc_enable & MISC_ENABLE_PEBS_UNAVAIL)
+		return "IA32_MISC_ENABLE.PEBS_UNAVAILABLE[12]=1";
+	if (cpu.perfmon_version == 0)
+		return "CPUID.0AH:EAX.VERSION=0";
+	uint64_t v;
+	if (!rdmsr_safe(IA32_PEBS_ENABLE, &v))
+		return "RDMSR IA32_PEBS_ENABLE (0x3f1) #GP";
+	return ds_msr_probe();
+}
+
+const char *ds_pebs_layout(enum pebs_layout *l)
+{
+	/* In IA-32e mode the 64-bit DS format applies whatever DTES64 says. */
+	if (pebs_layout_from_caps(true, cpu.has_perf_caps, cpu.perf_caps, l) == PEBS_OK)
+		return 0;
+	unsigned fmt = (unsigned)((cpu.perf_caps >> PERF_CAP_PEBS_FMT_SHIFT) & PERF_CAP_PEBS_FMT_MASK);
+	static const char pre[] = "IA32_PERF_CAPABILITIES.PEBS_FMT=";
+	unsigned i = 0;
+	for (; pre[i]; i++)
+		reason[i] = pre[i];
+	if (fmt >= 10)
+		reason[i++] = '1';
+	reason[i++] = (char)('0' + fmt % 10);
+	static const char post[] = " unknown";
+	for (unsigned j = 0; post[j]; j++)
+		reason[i++] = post[j];
+	reason[i] = 0;
+	return reason;
+}
+
+static uint64_t align_up(uint64_t v, uint64_t a)
+{
+	return (v + a - 1) & ~(a - 1);
+}
+
+int ds_create(struct ds_area *d, uint32_t bts_records, uint32_t bts_thresh_rec,
+	      uint32_t pebs_records, uint32_t pebs_thresh_rec, uint32_t pebs_rec_size)
+{
+	memset(d, 0, sizeof *d);
+	d->fmt = DS_FMT64;
+	d->bts_rec = ds_bts_record_size(d->fmt);
+	d->bts_records = bts_records;
+	d->pebs_rec = pebs_rec_size;
+	d->pebs_records = pebs_records;
+	/* management area, then the BTS buffer, then the PEBS buffer, each on a
+	 * 64-byte boundary (the SDM asks for doubleword alignment at least) */
+	uint64_t bts_off = align_up(ds_mgmt_size(d->fmt), 64);
+	uint64_t pebs_off = align_up(bts_off + (uint64_t)bts_records * d->bts_rec, 64);
+	uint64_t total = pebs_off + (uint64_t)pebs_records * pebs_rec_size;
+	d->mgmt = exp_alloc((size_t)align_up(total, 4096), 4096);
+	if (!d->mgmt)
+		return DS_ERR_NO_RECORDS;
+	uint64_t area = (uint64_t)(uintptr_t)d->mgmt;
+	struct ds_buf bts = { 0 }, pebs = { 0 };
+	int e;
+	if (bts_records) {
+		e = ds_buf_layout(d->fmt, area + bts_off, d->bts_rec, bts_records, bts_thresh_rec,
+				  bts_thresh_rec > bts_records ? DS_USE_CIRCULAR : DS_USE_INTERRUPT, &bts);
+		if (e)
+			return e;
+		ds_put_buf(d->mgmt, d->fmt, false, &bts);
+	}
+	if (pebs_records) {
+		e = ds_buf_layout(d->fmt, area + pebs_off, pebs_rec_size, pebs_records,
+				  pebs_thresh_rec, DS_USE_INTERRUPT, &pebs);
+		if (e)
+			return e;
+		ds_put_buf(d->mgmt, d->fmt, true, &pebs);
+	}
+	return ds_area_check(d->fmt, area, bts_records ? &bts : 0, d->bts_rec,
+			     pebs_records ? &pebs : 0, pebs_rec_size);
+}
+
+const char *ds_install(struct ds_area *d)
+{
+	uint64_t v, area = (uint64_t)(uintptr_t)d->mgmt;
+	if (!rdmsr_safe(IA32_DS_AREA, &d->saved_msr))
+		return "RDMSR IA32_DS_AREA (0x600) #GP";
+	if (!wrmsr_safe(IA32_DS_AREA, area))
+		return "WRMSR IA32_DS_AREA (0x600) #GP";
+	if (!rdmsr_safe(IA32_DS_AREA, &v) || v != area) {
+		wrmsr_safe(IA32_DS_AREA, d->saved_msr);
+		return "IA32_DS_AREA not read back";
+	}
+	d->installed = true;
+	active = d;
+	pmi_pebs_seen_set(ds_read(d, DS_PEBS_BASE));
+	return 0;
+}
+
+void ds_uninstall(struct ds_area *d)
+{
+	if (!d->installed)
+		return;
+	wrmsr_safe(IA32_DS_AREA, d->saved_msr);
+	d->installed = false;
+	if (active == d)
+		active = 0;
+}
+
+struct ds_area *ds_active(void)
+{
+	return active;
+}
+
+uint64_t ds_read(const struct ds_area *d, enum ds_field f)
+{
+	const volatile uint8_t *p = d->mgmt + ds_field_offset(d->fmt, f);
+	uint64_t v = 0;
+	for (unsigned i = ds_field_size(d->fmt); i > 0; i--)
+		v = (v << 8) | p[i - 1];
+	return v;
+}
+
+void ds_write(struct ds_area *d, enum ds_field f, uint64_t v)
+{
+	volatile uint8_t *p = d->mgmt + ds_field_offset(d->fmt, f);
+	for (unsigned i = 0; i < ds_field_size(d->fmt); i++, v >>= 8)
+		p[i] = (uint8_t)v;
+}
+
+void ds_buf_get(const struct ds_area *d, bool pebs, struct ds_buf *b)
+{
+	enum ds_field f0 = pebs ? DS_PEBS_BASE : DS_BTS_BASE;
+	b->base = ds_read(d, f0);
+	b->index = ds_read(d, (enum ds_field)(f0 + 1));
+	b->max = ds_read(d, (enum ds_field)(f0 + 2));
+	b->thresh = ds_read(d, (enum ds_field)(f0 + 3));
+}
+
+void ds_set_pebs_reset(struct ds_area *d, unsigned pmc, uint64_t v)
+{
+	ds_put_gp_reset(d->mgmt, d->fmt, pmc, v);
+}
+
+void ds_rewind(struct ds_area *d, bool pebs)
+{
+	enum ds_field f0 = pebs ? DS_PEBS_BASE : DS_BTS_BASE;
+	ds_write(d, (enum ds_field)(f0 + 1), ds_read(d, f0));
+}
+
+void ds_dump(const struct ds_area *d)
+{
+	if (exp_verbosity() < 1)
+		return;
+	diag("DS management area at 0x%llx (%s format, IA32_DS_AREA)",
+	     (unsigned long long)(uintptr_t)d->mgmt, d->fmt == DS_FMT64 ? "64-bit" : "32-bit");
+	for (int f = 0; f < DS_NFIELDS; f++) {
+		uint64_t base = ds_read(d, f < DS_PEBS_BASE ? DS_BTS_BASE : DS_PEBS_BASE);
+		uint64_t v = ds_read(d, (enum ds_field)f);
+		uint32_t rs = f < DS_PEBS_BASE ? d->bts_rec : d->pebs_rec;
+		diag("  +0x%02x %-24s 0x%016llx  (record %lld)", ds_field_offset(d->fmt, (enum ds_field)f),
+		     ds_field_name((enum ds_field)f), (unsigned long long)v,
+		     rs && v >= base ? (long long)((v - base) / rs) : -1LL);
+	}
+	for (unsigned n = 0; n < 4; n++)
+		if (ds_get_gp_reset(d->mgmt, d->fmt, n))
+			diag("  +0x%02x PEBS counter reset PMC%u 0x%016llx", ds_gp_reset_offset(d->fmt, n), n,
+			     (unsigned long long)ds_get_gp_reset(d->mgmt, d->fmt, n));
+}
+
+void ds_dump_bts(const struct ds_area *d, bool wrapped)
+{
+	if (exp_verbosity() < 1 || !d->bts_records)
+		return;
+	struct ds_buf b;
+	ds_buf_get(d, false, &b);
+	diag("BTS records, oldest first%s:", wrapped ? " (buffer wrapped)" : "");
+	diag("    #  slot  from                to                  predicted");
+	uint64_t rs = d->bts_rec;
+	uint64_t nrec = (b.max - b.base) / rs, at = (b.index - b.base) / rs;
+	uint64_t total = wrapped ? nrec : at, first = wrapped ? at % nrec : 0;
+	for (uint64_t i = 0; i < total; i++) {
+		uint64_t slot = (first + i) % nrec;
+		struct bts_record r;
+		bts_decode((const void *)(uintptr_t)(b.base + slot * rs), (size_t)rs, d->fmt, &r);
+		diag("  %3llu  %4llu  0x%016llx  0x%016llx  %s", (unsigned long long)i,
+		     (unsigned long long)slot, (unsigned long long)r.from, (unsigned long long)r.to,
+		     r.predicted ? "yes" : "no");
+	}
+}
+
+void ds_dump_pebs(const struct ds_area *d)
+{
+	if (exp_verbosity() < 1 || !d->pebs_records)
+		return;
+	struct ds_buf b;
+	ds_buf_get(d, true, &b);
+	uint64_t at = b.base;
+	char text[1024];
+	while (at < b.index) {
+		struct pebs_record r;
+		int e = pebs_decode((const void *)(uintptr_t)at, (size_t)(b.index - at), d->pebs_layout,
+				    d->pebs_cfg, &r);
+		if (e) {
+			diag("PEBS record at 0x%llx: %s", (unsigned long long)at, pebs_strerror(e));
+			return;
+		}
+		pebs_format(text, sizeof text, &r);
+		/* one diag line per text line */
+		char *s = text;
+		for (char *p = text; *p; p++) {
+			if (*p == '\n') {
+				*p = 0;
+				diag("%s", s);
+				s = p + 1;
+			}
+		}
+		if (*s)
+			diag("%s", s);
+		at += r.size;
+	}
+}

@@ -1,0 +1,30 @@
+/* The mode journey as the trampoline logged it (boot/trampoline.S). */
+#include "console.h"
+#include "mem.h"
+#include "percpu.h"
+
+extern char TROFF_jlog[];
+
+static const char *const step_name[JSTEPS] = {
+	"loader protected mode", "real mode", "protected mode", "long mode",
+};
+
+void journey_save(struct percpu *c)
+{
+	memcpy(c->journey, (void *)(uintptr_t)(TRAMP_BASE + (uintptr_t)TROFF_jlog), sizeof c->journey);
+}
+
+void journey_report(const struct percpu *c)
+{
+	for (int i = 0; i < JSTEPS; i++) {
+		const struct journey_rec *j = &c->journey[i];
+		if (i == JSTEP_LOADER && c->index != 0)
+			continue;       /* APs start in real mode */
+		kprintf("# journey cpu%u: %-21s CS=0x%04x CR0=0x%08x CR4=0x%08x EFER=0x%x",
+			c->index, step_name[i], j->cs, j->cr0, j->cr4, j->efer);
+		if (i == JSTEP_REAL || i == JSTEP_PROT)
+			kprintf(" INT3 via %s: hits=%u ip=0x%x (expected 0x%x)",
+				i == JSTEP_REAL ? "IVT" : "IDT32", j->bp_hits, j->bp_ip, j->bp_expect);
+		kprintf("\n");
+	}
+}

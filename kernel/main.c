@@ -1,0 +1,94 @@
+/* The boot CPU's life in long mode: tables, consoles, what the loader said, the
+ * journey it made, the CPU it is, the APIC, then the experiments. */
+#include "apic.h"
+#include "boot.h"
+#include "bootinfo.h"
+#include "cmdline.h"
+#include "console.h"
+#include "cpu.h"
+#include "fmt.h"
+#include "kmem.h"
+#include "percpu.h"
+#include "runner.h"
+#include "screen.h"
+#include "serial.h"
+#include "x86.h"
+
+extern uint32_t boot_magic, boot_info, boot_info_size;
+extern uint8_t boot_info_copy[];
+
+struct boot_info bootinfo;
+struct cmdline kcmdline;
+
+static void read_boot_info(struct boot_info *bi)
+{
+	if (boot_magic == MB2_LOADER_MAGIC) {
+		size_t n = boot_info_size < MBI_COPY_SIZE ? boot_info_size : MBI_COPY_SIZE;
+		mb2_parse(boot_info_copy, n, bi);
+	} else if (boot_magic == MB1_LOADER_MAGIC) {
+		mb1_parse(boot_info, bi);
+	} else {
+		bi->nproblems = 1;
+		tl_snprintf(bi->problem, sizeof bi->problem, "unknown loader magic 0x%x", boot_magic);
+	}
+}
+
+static void report_boot_info(const struct boot_info *bi)
+{
+	kprintf("# boot: multiboot%s, loader \"%s\", command line \"%s\"\n",
+		bi->loader == 2 ? "2" : bi->loader == 1 ? " v1" : " ?", bi->loader_name, bi->cmdline);
+	uint64_t usable = 0;
+	for (int i = 0; i < bi->nmmap; i++)
+		if (bi->mmap[i].type == MEM_USABLE)
+			usable += bi->mmap[i].len;
+	kprintf("# boot: memory map %d regions%s, %llu MiB usable; console %s; ACPI RSDP %s\n",
+		bi->nmmap, bi->mmap_truncated ? " (truncated)" : "",
+		(unsigned long long)(usable >> 20), screen_describe(),
+		bi->rsdp ? (bi->rsdp_version == 2 ? "v2" : "v1") : "none");
+	if (bi->nproblems)
+		kprintf("# boot: %d problem(s) in the boot information; first: %s\n", bi->nproblems,
+			bi->problem);
+	if (bi->nmmap && !bi_range_usable(bi, TRAMP_BASE, TRAMP_SIZE))
+		kprintf("# boot: warning: trampoline 0x%x-0x%x is not usable RAM in the memory map\n",
+			TRAMP_BASE, TRAMP_BASE + TRAMP_SIZE - 1);
+}
+
+void kernel_main64(void)
+{
+	struct percpu *c = &cpus[0];
+	journey_save(c);
+	c->index = 0;
+	cpu_tables_init(c);
+	idt_init();
+	idt_load();
+	serial_init();
+	read_boot_info(&bootinfo);
+	screen_init(&bootinfo);
+	console_color(4);
+	kprintf("# tracelab: x86 debug, branch-trace and performance-monitoring test kernel\n");
+	console_color(0);
+	report_boot_info(&bootinfo);
+	journey_report(c);
+	paging_init(&bootinfo);
+	arena_init(&bootinfo);
+	cpu_identify();
+	cpu_report();
+	apic_init();
+	c->apic_id = apic_id();
+	kprintf("# apic: %s, id %u, timer %llu ticks/ms (divide by 16)\n",
+		apic_x2apic() ? "x2APIC" : "xAPIC", c->apic_id,
+		(unsigned long long)apic_ticks_per_ms());
+	kprintf("# cpus online: %u\n", ncpus_online);
+	bool ok = cmdline_parse(bootinfo.cmdline, &kcmdline);
+	if (!ok) {
+		kprintf("# tracelab: command line error: %s\n# %s\n", kcmdline.error, cmdline_usage);
+		kprintf("KTAP version 1\n1..0 # SKIP command line rejected, nothing run\n");
+		kcmdline.exit_mode = EXIT_AUTO;
+		kernel_exit(false);
+	}
+	if (kcmdline.cpu_report_only) {
+		kprintf("# tracelab: report=cpu: nothing run\n");
+		kernel_exit(true);
+	}
+	runner_main(&kcmdline);
+}

@@ -1,0 +1,448 @@
+/* The experiment runner: selection from the command line, a known machine state
+ * before each experiment, KTAP output, and recovery from anything an experiment
+ * does wrong — an unexpected exception or a hang (watchdog) fails that
+ * experiment with a dump, a leaked debug/PMU/trace setting fails it too, and the
+ * run goes on with the next one. */
+#include <stdarg.h>
+#include "apic.h"
+#include "console.h"
+#include "cpu.h"
+#include "cr.h"
+#include "dr.h"
+#include "experiment.h"
+#include "fmt.h"
+#include "kmem.h"
+#include "msr.h"
+#include "percpu.h"
+#include "pmi.h"
+#include "runner.h"
+#include "str.h"
+#include "x86.h"
+
+extern const struct experiment __experiments_start[], __experiments_end[];
+
+#define MAX_EXP 256
+static const struct experiment *reg[MAX_EXP];
+static int nreg;
+
+static struct {
+	const struct experiment *e;
+	enum verdict v;
+	int nchecks;
+	char reason[160];
+	bool active;
+	bool timed_out;
+	struct kctx ctx;
+	int verbose;
+	uint32_t watchdog_ms;
+} rs;
+
+/* ---- check helpers ------------------------------------------------------- */
+
+static void worsen(enum verdict v)
+{
+	if (v > rs.v)
+		rs.v = v;
+}
+
+static bool report(bool ok, const char *fmt, va_list ap)
+{
+	char buf[400];
+	tl_vsnprintf(buf, sizeof buf, fmt, ap);
+	rs.nchecks++;
+	console_color(ok ? 1 : 2);
+	kprintf("    %s %d %s\n", ok ? "ok" : "not ok", rs.nchecks, buf);
+	console_color(0);
+	if (!ok)
+		worsen(V_FAIL);
+	return ok;
+}
+
+bool check(bool cond, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	bool r = report(cond, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+static bool check_fmt(bool cond, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	bool r = report(cond, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+bool check_eq(const char *what, uint64_t observed, uint64_t expected)
+{
+	return check_fmt(observed == expected, "%s: 0x%llx (expected 0x%llx)", what,
+			 (unsigned long long)observed, (unsigned long long)expected);
+}
+
+bool check_eqd(const char *what, uint64_t observed, uint64_t expected)
+{
+	return check_fmt(observed == expected, "%s: %llu (expected %llu)", what,
+			 (unsigned long long)observed, (unsigned long long)expected);
+}
+
+void exp_skip(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	if (rs.v == V_PASS)
+		tl_vsnprintf(rs.reason, sizeof rs.reason, fmt, ap);
+	va_end(ap);
+	worsen(V_SKIP);
+}
+
+void exp_fail(const char *fmt, ...)
+{
+	char buf[300];
+	va_list ap;
+	va_start(ap, fmt);
+	tl_vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	kprintf("    # FAIL: %s\n", buf);
+	worsen(V_FAIL);
+}
+
+static void vdiag_at(int level, const char *fmt, va_list ap)
+{
+	if (rs.verbose < level)
+		return;
+	char buf[400];
+	tl_vsnprintf(buf, sizeof buf, fmt, ap);
+	kprintf("    # %s\n", buf);
+}
+
+void diag(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vdiag_at(0, fmt, ap);
+	va_end(ap);
+}
+
+void vdiag(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vdiag_at(1, fmt, ap);
+	va_end(ap);
+}
+
+enum verdict exp_verdict(void) { return rs.v; }
+int exp_verbosity(void) { return rs.verbose; }
+
+/* ---- machine state: what every experiment must leave as it found it ------ */
+
+struct msr_slot {
+	uint32_t msr;
+	const char *name;
+	bool leak_checked;      /* false: a counter or status that may change */
+};
+
+static const struct msr_slot tracked[] = {
+	{ IA32_DEBUGCTL, "IA32_DEBUGCTL", true },
+	{ IA32_DS_AREA, "IA32_DS_AREA", true },
+	{ IA32_PEBS_ENABLE, "IA32_PEBS_ENABLE", true },
+	{ MSR_PEBS_LD_LAT, "MSR_PEBS_LD_LAT", true },
+	{ IA32_PERF_GLOBAL_CTRL, "IA32_PERF_GLOBAL_CTRL", true },
+	{ IA32_FIXED_CTR_CTRL, "IA32_FIXED_CTR_CTRL", true },
+	{ IA32_PERFEVTSEL0 + 0, "IA32_PERFEVTSEL0", true },
+	{ IA32_PERFEVTSEL0 + 1, "IA32_PERFEVTSEL1", true },
+	{ IA32_PERFEVTSEL0 + 2, "IA32_PERFEVTSEL2", true },
+	{ IA32_PERFEVTSEL0 + 3, "IA32_PERFEVTSEL3", true },
+	{ IA32_PMC0 + 0, "IA32_PMC0", false },
+	{ IA32_PMC0 + 1, "IA32_PMC1", false },
+	{ IA32_PMC0 + 2, "IA32_PMC2", false },
+	{ IA32_PMC0 + 3, "IA32_PMC3", false },
+	{ IA32_FIXED_CTR0, "IA32_FIXED_CTR0", false },
+	{ IA32_FIXED_CTR1, "IA32_FIXED_CTR1", false },
+	{ IA32_FIXED_CTR2, "IA32_FIXED_CTR2", false },
+	{ IA32_RTIT_CTL, "IA32_RTIT_CTL", true },
+	{ IA32_RTIT_STATUS, "IA32_RTIT_STATUS", false },
+	{ IA32_RTIT_OUTPUT_BASE, "IA32_RTIT_OUTPUT_BASE", true },
+	{ IA32_RTIT_OUTPUT_MASK_PTRS, "IA32_RTIT_OUTPUT_MASK_PTRS", false },
+	{ IA32_RTIT_CR3_MATCH, "IA32_RTIT_CR3_MATCH", true },
+	{ IA32_RTIT_ADDR0_A, "IA32_RTIT_ADDR0_A", true },
+	{ IA32_RTIT_ADDR0_B, "IA32_RTIT_ADDR0_B", true },
+	{ IA32_LBR_CTL, "IA32_LBR_CTL", true },
+	{ MSR_K7_EVNTSEL0 + 0, "AMD PerfEvtSel0", true },
+	{ MSR_K7_EVNTSEL0 + 1, "AMD PerfEvtSel1", true },
+	{ MSR_K7_EVNTSEL0 + 2, "AMD PerfEvtSel2", true },
+	{ MSR_K7_EVNTSEL0 + 3, "AMD PerfEvtSel3", true },
+	{ MSR_K7_PERFCTR0 + 0, "AMD PerfCtr0", false },
+	{ MSR_AMD_IBS_FETCH_CTL, "IBS_FETCH_CTL", true },
+	{ MSR_AMD_IBS_OP_CTL, "IBS_OP_CTL", true },
+};
+#define NTRACKED (sizeof tracked / sizeof tracked[0])
+
+struct machine_state {
+	uint64_t dr[8];
+	uint64_t cr4;
+	uint64_t msr[NTRACKED];
+};
+
+static bool msr_present[NTRACKED];
+static uint32_t n_msr_present;
+
+static void probe_msrs(void)
+{
+	for (unsigned i = 0; i < NTRACKED; i++) {
+		uint64_t v;
+		msr_present[i] = rdmsr_safe(tracked[i].msr, &v);
+		n_msr_present += msr_present[i];
+	}
+}
+
+static void snapshot(struct machine_state *s)
+{
+	for (int i = 0; i < 8; i++)
+		s->dr[i] = (i == 4 || i == 5) ? 0 : read_dr(i);
+	s->cr4 = read_cr4();
+	for (unsigned i = 0; i < NTRACKED; i++)
+		if (msr_present[i] && !rdmsr_safe(tracked[i].msr, &s->msr[i]))
+			s->msr[i] = 0;
+}
+
+/* Tracing and counting stop first (DEBUGCTL, RTIT_CTL, GLOBAL_CTRL: SDM vol.3
+ * 32.2.8.2: most RTIT MSRs are writable only with TraceEn=0), then the rest. */
+static void restore(const struct machine_state *s)
+{
+	wrmsr_safe(IA32_RTIT_CTL, 0);
+	wrmsr_safe(IA32_PERF_GLOBAL_CTRL, 0);
+	wrmsr_safe(IA32_PEBS_ENABLE, 0);
+	write_dr7(DR7_INIT);
+	for (int i = 0; i < 4; i++)
+		write_dr(i, s->dr[i]);
+	write_dr6(s->dr[6]);
+	write_cr4(s->cr4);
+	for (unsigned i = NTRACKED; i-- > 0;)
+		if (msr_present[i])
+			wrmsr_safe(tracked[i].msr, s->msr[i]);
+	write_dr7(s->dr[7]);
+}
+
+/* Compares and reports as one check; returns the number of leaks. */
+static int verify(const struct machine_state *b, const struct machine_state *a)
+{
+	int leaks = 0;
+	static const int drs[] = { 0, 1, 2, 3, 7 };
+	for (unsigned i = 0; i < 5; i++) {
+		int n = drs[i];
+		if (a->dr[n] != b->dr[n]) {
+			kprintf("    # leaked: DR%d=0x%llx (found 0x%llx)\n", n,
+				(unsigned long long)a->dr[n], (unsigned long long)b->dr[n]);
+			leaks++;
+		}
+	}
+	if (a->cr4 != b->cr4) {
+		kprintf("    # leaked: CR4=0x%llx (found 0x%llx)\n", (unsigned long long)a->cr4,
+			(unsigned long long)b->cr4);
+		leaks++;
+	}
+	for (unsigned i = 0; i < NTRACKED; i++) {
+		if (msr_present[i] && tracked[i].leak_checked && a->msr[i] != b->msr[i]) {
+			kprintf("    # leaked: %s=0x%llx (found 0x%llx)\n", tracked[i].name,
+				(unsigned long long)a->msr[i], (unsigned long long)b->msr[i]);
+			leaks++;
+		}
+	}
+	check_fmt(leaks == 0, "state left as found (DR0-3, DR7, CR4, %u MSRs): %d changed (expected 0)",
+		  n_msr_present, leaks);
+	return leaks;
+}
+
+/* ---- trap-context entry points ------------------------------------------- */
+
+void runner_unexpected(struct trap_frame *tf)
+{
+	trap_dump(tf);
+	if (rs.active) {
+		kprintf("    # experiment %llu aborted by %s\n", (unsigned long long)rs.e->num,
+			trap_name((int)tf->vector));
+		ctx_resume(&rs.ctx);
+	}
+	kprintf("# tracelab: unexpected exception outside any experiment\n");
+	kernel_exit(false);
+}
+
+void runner_watchdog(struct trap_frame *tf)
+{
+	if (!rs.active)
+		return;
+	kprintf("    # watchdog: experiment %llu still running after %u ms\n",
+		(unsigned long long)rs.e->num, rs.watchdog_ms);
+	trap_dump(tf);
+	rs.timed_out = true;
+	ctx_resume(&rs.ctx);
+}
+
+/* ---- selection ----------------------------------------------------------- */
+
+static void sort_registry(void)
+{
+	for (const struct experiment *e = __experiments_start; e < __experiments_end && nreg < MAX_EXP; e++) {
+		int i = nreg++;
+		while (i > 0 && reg[i - 1]->num > e->num) {
+			reg[i] = reg[i - 1];
+			i--;
+		}
+		reg[i] = e;
+	}
+}
+
+static bool family_exists(const char *f)
+{
+	for (int i = 0; i < nreg; i++)
+		if (!tl_strcmp(reg[i]->family, f))
+			return true;
+	return false;
+}
+
+static bool selectable(const struct cmdline *cl, const struct experiment *e)
+{
+	if ((e->flags & EXP_SELFTEST) && !cl->selftest)
+		return false;
+	return cmdline_selects(cl, (uint32_t)e->num, e->family) ||
+	       (cl->selftest && (e->flags & EXP_SELFTEST) &&
+		cl->nsel == 1 && cl->sel[0].kind == SEL_ALL);
+}
+
+/* Every item must name something that exists: a typo runs nothing. */
+static bool validate(const struct cmdline *cl, char *err, size_t n)
+{
+	for (int s = 0; s < cl->nsel; s++) {
+		const struct sel_item *it = &cl->sel[s];
+		bool found = it->kind == SEL_ALL;
+		if (it->kind == SEL_FAMILY)
+			found = family_exists(it->family);
+		for (int i = 0; !found && i < nreg; i++)
+			found = reg[i]->num >= it->lo && reg[i]->num <= it->hi;
+		if (!found) {
+			if (it->kind == SEL_FAMILY)
+				tl_snprintf(err, n, "no experiment family '%s'", it->family);
+			else
+				tl_snprintf(err, n, "no experiment numbered %u%s%.0u", it->lo,
+					    it->kind == SEL_RANGE ? " to " : "",
+					    it->kind == SEL_RANGE ? it->hi : 0);
+			return false;
+		}
+	}
+	for (int i = 0; i < nreg; i++)
+		if ((reg[i]->flags & EXP_SELFTEST) && !cl->selftest)
+			for (int s = 0; s < cl->nsel; s++)
+				if (cl->sel[s].kind == SEL_NUM && cl->sel[s].lo == reg[i]->num) {
+					tl_snprintf(err, n, "experiment %u is a self-test: add selftest=1",
+						    cl->sel[s].lo);
+					return false;
+				}
+	return true;
+}
+
+static void list_registry(void)
+{
+	kprintf("# experiments:\n");
+	for (int i = 0; i < nreg; i++)
+		kprintf("#   %3llu %-22s %-9s %s\n", (unsigned long long)reg[i]->num, reg[i]->name,
+			reg[i]->family, reg[i]->summary);
+}
+
+/* ---- running ------------------------------------------------------------- */
+
+static struct { int pass, fail, skip; } tally;
+static int test_no;
+
+static void run_one(const struct experiment *e, const char *suffix)
+{
+	struct machine_state before, after;
+	snapshot(&before);
+	rs = (__typeof__(rs)){ .e = e, .verbose = rs.verbose, .watchdog_ms = rs.watchdog_ms };
+	trap_reset_handlers();
+	arena_reset();
+	kprintf("    KTAP version 1\n    # Subtest: %llu %s\n", (unsigned long long)e->num, e->name);
+	if (e->book && e->book[0])
+		vdiag("reproduces book experiment %s; needs %s", e->book, e->needs);
+	uint64_t t0 = rdtsc();
+	if (ctx_save(&rs.ctx) == 0) {
+		rs.active = true;
+		apic_watchdog_arm(rs.watchdog_ms);
+		sti();
+		e->run();
+		cli();
+	} else {
+		/* resumed from trap context: an exception or the watchdog */
+		cli();
+		worsen(V_FAIL);
+		check_fmt(false, "%s: experiment ran to completion", rs.timed_out ? "watchdog" : "exception");
+	}
+	rs.active = false;
+	apic_watchdog_arm(0);
+	uint64_t t1 = rdtsc();
+	write_rflags(read_rflags() & ~(uint64_t)(RFLAGS_TF | RFLAGS_AC));
+	trap_reset_handlers();
+	pmi_reset();
+	snapshot(&after);
+	verify(&before, &after);
+	restore(&before);
+	vdiag("%llu TSC cycles", (unsigned long long)(t1 - t0));
+	kprintf("    1..%d\n", rs.nchecks);
+
+	test_no++;
+	if (rs.v == V_FAIL) {
+		tally.fail++;
+		console_color(2);
+		kprintf("not ok %d %llu %s%s\n", test_no, (unsigned long long)e->num, e->name, suffix);
+	} else if (rs.v == V_SKIP) {
+		tally.skip++;
+		console_color(3);
+		kprintf("ok %d %llu %s%s # SKIP %s\n", test_no, (unsigned long long)e->num, e->name,
+			suffix, rs.reason);
+	} else {
+		tally.pass++;
+		console_color(1);
+		kprintf("ok %d %llu %s%s\n", test_no, (unsigned long long)e->num, e->name, suffix);
+	}
+	console_color(0);
+	sti();
+}
+
+void runner_main(const struct cmdline *cl)
+{
+	char err[160];
+	sort_registry();
+	probe_msrs();
+	rs.verbose = cl->verbose;
+	rs.watchdog_ms = cl->watchdog_ms;
+	if (!validate(cl, err, sizeof err)) {
+		kprintf("# tracelab: command line error: %s\n# %s\n", err, cmdline_usage);
+		list_registry();
+		kprintf("KTAP version 1\n1..0 # SKIP command line rejected, nothing run\n");
+		kernel_exit(false);
+	}
+	if (cl->verbose >= 1)
+		list_registry();
+	int planned = 0;
+	for (int i = 0; i < nreg; i++)
+		planned += selectable(cl, reg[i]) * cl->reps;
+	kprintf("KTAP version 1\n1..%d\n", planned);
+	for (int i = 0; i < nreg; i++) {
+		if (!selectable(cl, reg[i]))
+			continue;
+		for (uint32_t r = 1; r <= cl->reps; r++) {
+			char suffix[24] = "";
+			if (cl->reps > 1)
+				tl_snprintf(suffix, sizeof suffix, " rep=%u", r);
+			run_one(reg[i], suffix);
+			if (cl->pause_ms)
+				delay_us(cl->pause_ms * 1000);
+		}
+	}
+	kprintf("# tracelab: pass:%d fail:%d skip:%d total:%d\n", tally.pass, tally.fail,
+		tally.skip, tally.pass + tally.fail + tally.skip);
+	kernel_exit(tally.fail == 0);
+}

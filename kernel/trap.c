@@ -1,0 +1,229 @@
+/* The IDT, the dispatcher behind every vector, exception fix-ups for probing
+ * MSRs, and the register dump for the unexpected. */
+#include <stddef.h>
+#include "apic.h"
+#include "console.h"
+#include "dr.h"
+#include "percpu.h"
+#include "pmi.h"
+#include "runner.h"
+#include "trap.h"
+#include "x86.h"
+
+struct __attribute__((packed)) gate64 {
+	uint16_t off0, sel;
+	uint8_t ist, type;
+	uint16_t off1;
+	uint32_t off2, zero;
+};
+
+static struct gate64 idt[256] __attribute__((aligned(16)));
+extern char trap_stubs[];
+static trap_handler_t handlers[256];
+
+struct ex_entry { uint64_t fault, fixup; };
+extern const struct ex_entry __ex_table_start[], __ex_table_end[];
+
+static const char *const names[32] = {
+	"#DE", "#DB", "NMI", "#BP", "#OF", "#BR", "#UD", "#NM", "#DF", "CSO", "#TS", "#NP",
+	"#SS", "#GP", "#PF", "#15", "#MF", "#AC", "#MC", "#XM", "#VE", "#CP", "#22", "#23",
+	"#24", "#25", "#26", "#27", "#HV", "#VC", "#SX", "#31",
+};
+
+const char *trap_name(int vector)
+{
+	if (vector < 32)
+		return names[vector];
+	if (vector == VEC_PMI) return "PMI";
+	if (vector == VEC_TIMER) return "APIC timer";
+	if (vector == VEC_SPURIOUS) return "spurious";
+	return "interrupt";
+}
+
+static void set_gate(int v, int dpl, int ist)
+{
+	uint64_t off = (uint64_t)(uintptr_t)(trap_stubs + 16 * v);
+	idt[v] = (struct gate64){
+		.off0 = off & 0xffff, .sel = SEL_KCODE64, .ist = ist,
+		.type = 0x8e | dpl << 5, .off1 = (off >> 16) & 0xffff, .off2 = off >> 32,
+	};
+}
+
+void idt_init(void)
+{
+	for (int v = 0; v < 256; v++)
+		set_gate(v, 0, 0);
+	set_gate(1, 0, IST_DB);
+	set_gate(2, 0, IST_NMI);
+	set_gate(8, 0, IST_DF);
+	set_gate(18, 0, IST_MC);
+	/* INT3 and INTO may be used at CPL 3 (SDM vol.3 6.12.1.1: DPL checked for INT n). */
+	set_gate(3, 3, 0);
+	set_gate(4, 3, 0);
+	set_gate(VEC_USER_RETURN, 3, 0);
+}
+
+void idt_load(void)
+{
+	struct dtr d = { sizeof idt - 1, (uint64_t)(uintptr_t)idt };
+	lidt(&d);
+}
+
+void trap_set_handler(int vector, trap_handler_t h)
+{
+	handlers[vector & 0xff] = h;
+}
+
+void trap_reset_handlers(void)
+{
+	for (int v = 0; v < 256; v++)
+		handlers[v] = 0;
+}
+
+/* A weak stand-in until the shared PMI handler (kernel/pmi.c) is linked. */
+__attribute__((weak)) void pmi_handler(struct trap_frame *tf)
+{
+	apic_lvt_pmi_unmask();
+	apic_eoi();
+}
+
+static bool fixup(struct trap_frame *tf)
+{
+	for (const struct ex_entry *e = __ex_table_start; e < __ex_table_end; e++) {
+		if (e->fault == tf->rip) {
+			tf->rip = e->fixup;
+			return true;
+		}
+	}
+	return false;
+}
+
+static void stack_trace(uint64_t rbp)
+{
+	extern char __kernel_start[], __kernel_end[];
+	kprintf("# stack:");
+	for (int i = 0; i < 8 && rbp; i++) {
+		if (rbp & 7 || rbp < (uint64_t)(uintptr_t)__kernel_start ||
+		    rbp + 16 > (uint64_t)(uintptr_t)__kernel_end)
+			break;
+		uint64_t ret = ((uint64_t *)(uintptr_t)rbp)[1];
+		kprintf(" 0x%llx", (unsigned long long)ret);
+		rbp = ((uint64_t *)(uintptr_t)rbp)[0];
+	}
+	kprintf("\n");
+}
+
+void trap_dump(const struct trap_frame *tf)
+{
+	kprintf("# unexpected %s (vector %llu) error=0x%llx on cpu %u\n", trap_name((int)tf->vector),
+		(unsigned long long)tf->vector, (unsigned long long)tf->error, this_cpu()->index);
+	kprintf("# rip=0x%016llx cs=0x%llx rflags=0x%llx rsp=0x%016llx ss=0x%llx\n",
+		(unsigned long long)tf->rip, (unsigned long long)tf->cs,
+		(unsigned long long)tf->rflags, (unsigned long long)tf->rsp,
+		(unsigned long long)tf->ss);
+	kprintf("# rax=0x%016llx rbx=0x%016llx rcx=0x%016llx rdx=0x%016llx\n",
+		(unsigned long long)tf->rax, (unsigned long long)tf->rbx,
+		(unsigned long long)tf->rcx, (unsigned long long)tf->rdx);
+	kprintf("# rsi=0x%016llx rdi=0x%016llx rbp=0x%016llx r8 =0x%016llx\n",
+		(unsigned long long)tf->rsi, (unsigned long long)tf->rdi,
+		(unsigned long long)tf->rbp, (unsigned long long)tf->r8);
+	kprintf("# cr0=0x%llx cr2=0x%llx cr3=0x%llx cr4=0x%llx dr6=0x%llx dr7=0x%llx\n",
+		(unsigned long long)read_cr0(), (unsigned long long)read_cr2(),
+		(unsigned long long)read_cr3(), (unsigned long long)read_cr4(),
+		(unsigned long long)read_dr6(), (unsigned long long)read_dr7());
+	stack_trace(tf->rbp);
+}
+
+void trap_dispatch(struct trap_frame *tf)
+{
+	int v = (int)tf->vector;
+	if (handlers[v]) {
+		handlers[v](tf);
+		return;
+	}
+	switch (v) {
+	case VEC_PMI:
+		pmi_handler(tf);
+		return;
+	case VEC_TIMER:
+		apic_eoi();
+		runner_watchdog(tf);
+		return;
+	case VEC_SPURIOUS:
+		return;
+	case VEC_ERROR:
+		apic_eoi();
+		return;
+	case VEC_USER_RETURN:
+		user_return(tf);
+		return;
+	}
+	if ((v == 13 || v == 6) && fixup(tf))
+		return;
+	if (v >= 32)
+		apic_eoi();
+	runner_unexpected(tf);
+}
+
+bool rdmsr_safe(uint32_t msr, uint64_t *v)
+{
+	uint32_t lo = 0, hi = 0;
+	int failed = 0;
+	__asm__ volatile("1: rdmsr\n"
+			 "2:\n"
+			 ".pushsection .text.fixup, \"ax\"\n"
+			 "3: movl $1, %[f]\n"
+			 "   jmp 2b\n"
+			 ".popsection\n"
+			 ".pushsection __ex_table, \"a\"\n"
+			 ".balign 8\n"
+			 ".quad 1b, 3b\n"
+			 ".popsection\n"
+			 : "+a"(lo), "+d"(hi), [f] "+r"(failed) : "c"(msr));
+	if (failed)
+		return false;
+	*v = (uint64_t)hi << 32 | lo;
+	return true;
+}
+
+bool wrmsr_safe(uint32_t msr, uint64_t v)
+{
+	int failed = 0;
+	__asm__ volatile("1: wrmsr\n"
+			 "2:\n"
+			 ".pushsection .text.fixup, \"ax\"\n"
+			 "3: movl $1, %[f]\n"
+			 "   jmp 2b\n"
+			 ".popsection\n"
+			 ".pushsection __ex_table, \"a\"\n"
+			 ".balign 8\n"
+			 ".quad 1b, 3b\n"
+			 ".popsection\n"
+			 : [f] "+r"(failed)
+			 : "c"(msr), "a"((uint32_t)v), "d"((uint32_t)(v >> 32)) : "memory");
+	return !failed;
+}
+
+uint64_t read_dr(int n)
+{
+	switch (n) {
+	case 0: return read_dr0();
+	case 1: return read_dr1();
+	case 2: return read_dr2();
+	case 3: return read_dr3();
+	case 6: return read_dr6();
+	default: return read_dr7();
+	}
+}
+
+void write_dr(int n, uint64_t v)
+{
+	switch (n) {
+	case 0: write_dr0(v); break;
+	case 1: write_dr1(v); break;
+	case 2: write_dr2(v); break;
+	case 3: write_dr3(v); break;
+	case 6: write_dr6(v); break;
+	default: write_dr7(v); break;
+	}
+}

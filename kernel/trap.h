@@ -1,0 +1,30 @@
+/* Interrupt/exception frames, per-vector handlers and #GP-safe MSR access. */
+#ifndef KERNEL_TRAP_H
+#define KERNEL_TRAP_H
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Pushed by the entry stubs in kernel/entry.S; the CPU's frame starts at rip. */
+struct trap_frame {
+	uint64_t r15, r14, r13, r12, r11, r10, r9, r8;
+	uint64_t rbp, rdi, rsi, rdx, rcx, rbx, rax;
+	uint64_t vector, error;
+	uint64_t rip, cs, rflags, rsp, ss;
+};
+
+/* A handler may change the frame (rip, rflags: TF/RF) and returns to it. */
+typedef void (*trap_handler_t)(struct trap_frame *tf);
+
+/* Experiment-owned handler for a vector (e.g. #DB, #BP).  The runner restores the
+ * defaults after every experiment, so an experiment never has to clean up. */
+void trap_set_handler(int vector, trap_handler_t h);
+void trap_reset_handlers(void);
+/* Print the full register dump and a short stack trace. */
+void trap_dump(const struct trap_frame *tf);
+const char *trap_name(int vector);
+
+/* #GP-safe MSR access: false (and *v untouched) if the instruction faulted. */
+bool rdmsr_safe(uint32_t msr, uint64_t *v);
+bool wrmsr_safe(uint32_t msr, uint64_t v);
+
+#endif

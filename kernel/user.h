@@ -1,0 +1,11 @@
+/* Running a function at CPL 3 (for CPL-filtering experiments and ring-3 debug). */
+#ifndef KERNEL_USER_H
+#define KERNEL_USER_H
+#include <stdint.h>
+
+/* Runs fn(arg) at CPL 3 on a user stack and returns when it returns.  The whole
+ * identity map is user-accessible, so fn may live in the kernel image.  Exceptions
+ * inside fn go to the same handlers as at CPL 0 (frame cs & 3 == 3). */
+void run_user(void (*fn)(void *), void *arg);
+
+#endif

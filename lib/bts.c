@@ -1,0 +1,88 @@
+/* BTS record decoding and circular-buffer reconstruction: see inc/bts.h. */
+#include "bts.h"
+
+static uint64_t rd(const uint8_t *p, unsigned n)
+{
+	uint64_t v = 0;
+	for (unsigned i = n; i > 0; i--)
+		v = (v << 8) | p[i - 1];
+	return v;
+}
+
+static void wr(uint8_t *p, unsigned n, uint64_t v)
+{
+	for (unsigned i = 0; i < n; i++, v >>= 8)
+		p[i] = (uint8_t)v;
+}
+
+int bts_decode(const void *p, size_t len, enum ds_format fmt, struct bts_record *r)
+{
+	unsigned w = ds_field_size(fmt);
+	const uint8_t *b = p;
+
+	if (len < 3u * w)
+		return BTS_ERR_SHORT;
+	r->from = rd(b, w);
+	r->to = rd(b + w, w);
+	r->flags = rd(b + 2 * w, w);
+	r->predicted = (r->flags & BTS_FLAG_PREDICTED) != 0;
+	return BTS_OK;
+}
+
+void bts_encode(void *p, enum ds_format fmt, const struct bts_record *r)
+{
+	unsigned w = ds_field_size(fmt);
+	uint8_t *b = p;
+
+	wr(b, w, r->from);
+	wr(b + w, w, r->to);
+	wr(b + 2 * w, w, r->flags | (r->predicted ? BTS_FLAG_PREDICTED : 0));
+}
+
+long bts_ordered(const void *mem, uint64_t base, uint64_t index, uint64_t max, bool wrapped,
+		 enum ds_format fmt, struct bts_record *out, size_t cap)
+{
+	uint64_t rs = ds_bts_record_size(fmt);
+	const uint8_t *m = mem;
+
+	if (max < base || index < base || index > max)
+		return BTS_ERR_RANGE;
+	if ((max - base) % rs || (index - base) % rs)
+		return BTS_ERR_ALIGN;
+	uint64_t nrec = (max - base) / rs, at = (index - base) / rs;
+	if (at == nrec)         /* index parked at max: the next write goes to base */
+		at = 0;
+	if (wrapped && nrec == 0)
+		return BTS_ERR_EMPTY_WRAP;
+	/* Not wrapped: records 0 .. at-1 (or all of them if the index sits at max).
+	 * Wrapped: at .. nrec-1, then 0 .. at-1. */
+	uint64_t total = wrapped ? nrec : ((index - base) / rs);
+	uint64_t first = wrapped ? at : 0;
+	for (uint64_t i = 0; i < total && i < cap; i++) {
+		uint64_t slot = (first + i) % nrec;
+		bts_decode(m + slot * rs, (size_t)rs, fmt, &out[i]);
+	}
+	return (long)total;
+}
+
+uint64_t bts_circular_index(uint64_t capacity, uint64_t n, bool *wrapped)
+{
+	if (capacity == 0) {
+		*wrapped = false;
+		return 0;
+	}
+	*wrapped = n >= capacity;
+	return n % capacity;
+}
+
+uint64_t bts_full_interrupts(uint64_t capacity, uint64_t n, uint64_t *left)
+{
+	if (capacity == 0) {
+		*left = 0;
+		return 0;
+	}
+	/* The interrupt is raised when index reaches threshold == max, i.e. after
+	 * every capacity-th record; the handler resets index to base. */
+	*left = n % capacity;
+	return n / capacity;
+}

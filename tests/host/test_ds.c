@@ -1,0 +1,158 @@
+/* Host tests of lib/ds.c: DS management-area layout and buffer validation. */
+#include <string.h>
+#include "tl_test.h"
+#include "ds.h"
+
+TEST(ds_offsets_64)
+{
+	CHECK_EQ(ds_field_offset(DS_FMT64, DS_BTS_BASE), 0x00);
+	CHECK_EQ(ds_field_offset(DS_FMT64, DS_BTS_INDEX), 0x08);
+	CHECK_EQ(ds_field_offset(DS_FMT64, DS_BTS_MAX), 0x10);
+	CHECK_EQ(ds_field_offset(DS_FMT64, DS_BTS_THRESH), 0x18);
+	CHECK_EQ(ds_field_offset(DS_FMT64, DS_PEBS_BASE), 0x20);
+	CHECK_EQ(ds_field_offset(DS_FMT64, DS_PEBS_INDEX), 0x28);
+	CHECK_EQ(ds_field_offset(DS_FMT64, DS_PEBS_MAX), 0x30);
+	CHECK_EQ(ds_field_offset(DS_FMT64, DS_PEBS_THRESH), 0x38);
+	CHECK_EQ(ds_gp_reset_offset(DS_FMT64, 0), 0x40);
+	CHECK_EQ(ds_gp_reset_offset(DS_FMT64, 3), 0x58);
+	CHECK_EQ(ds_gp_reset_offset(DS_FMT64, 7), 0x78);
+	CHECK_EQ(ds_gp_reset_offset(DS_FMT64, 8), 0);
+	CHECK_EQ(ds_fixed_reset_offset(DS_FMT64, 0), 0x80);
+	CHECK_EQ(ds_fixed_reset_offset(DS_FMT64, 3), 0x98);
+	CHECK_EQ(ds_fixed_reset_offset(DS_FMT64, 4), 0);
+	CHECK_EQ(ds_mgmt_size(DS_FMT64), 0xa0);
+	CHECK_EQ(ds_bts_record_size(DS_FMT64), 24);
+}
+
+TEST(ds_offsets_32)
+{
+	static const unsigned want[DS_NFIELDS] = { 0, 4, 8, 0xc, 0x10, 0x14, 0x18, 0x1c };
+	for (int f = 0; f < DS_NFIELDS; f++)
+		CHECK_EQ(ds_field_offset(DS_FMT32, (enum ds_field)f), want[f]);
+	CHECK_EQ(ds_gp_reset_offset(DS_FMT32, 0), 0x20);
+	CHECK_EQ(ds_gp_reset_offset(DS_FMT32, 1), 0);
+	CHECK_EQ(ds_fixed_reset_offset(DS_FMT32, 0), 0);
+	CHECK_EQ(ds_bts_record_size(DS_FMT32), 12);
+	CHECK_EQ(ds_mgmt_size(DS_FMT32), 0x28);
+}
+
+TEST(ds_get_put_roundtrip)
+{
+	uint8_t a[0xa0];
+	memset(a, 0xcc, sizeof a);
+	ds_put(a, DS_FMT64, DS_BTS_INDEX, 0x1122334455667788ull);
+	CHECK_EQ(a[8], 0x88);
+	CHECK_EQ(a[15], 0x11);
+	CHECK_EQ(a[7], 0xcc);
+	CHECK_EQ(a[16], 0xcc);
+	CHECK_EQ(ds_get(a, DS_FMT64, DS_BTS_INDEX), 0x1122334455667788ull);
+	ds_put(a, DS_FMT32, DS_PEBS_THRESH, 0x1122334455667788ull);
+	CHECK_EQ(ds_get(a, DS_FMT32, DS_PEBS_THRESH), 0x55667788);
+	CHECK_EQ(a[0x20], 0xcc);        /* only 4 bytes written */
+	ds_put_gp_reset(a, DS_FMT64, 2, 0xfffffffffff0ull);
+	CHECK_EQ(ds_get_gp_reset(a, DS_FMT64, 2), 0xfffffffffff0ull);
+	ds_put_gp_reset(a, DS_FMT64, 9, 1);   /* no such slot: no write */
+	ds_put_fixed_reset(a, DS_FMT64, 1, 0xabcdef);
+	CHECK_EQ(a[0x88], 0xef);
+	struct ds_buf b = { 0x1000, 0x1018, 0x10f0, 0x1108 }, c;
+	ds_put_buf(a, DS_FMT64, true, &b);
+	ds_get_buf(a, DS_FMT64, true, &c);
+	CHECK(memcmp(&b, &c, sizeof b) == 0);
+	CHECK_EQ(ds_get(a, DS_FMT64, DS_PEBS_MAX), 0x10f0);
+}
+
+/* Book ex14-9: 10 records of 24 bytes, circular, threshold at record 11. */
+TEST(ds_layout_book_circular)
+{
+	struct ds_buf b;
+	CHECK_EQ(ds_buf_layout(DS_FMT64, 0x400100, 24, 10, 11, DS_USE_CIRCULAR, &b), DS_OK);
+	CHECK_EQ(b.base, 0x400100);
+	CHECK_EQ(b.index, 0x400100);
+	CHECK_EQ(b.max, 0x400100 + 0xf0);
+	CHECK_EQ(b.thresh, 0x400100 + 0x108);
+	CHECK_EQ(ds_buf_capacity(&b, 24), 10);
+	CHECK_EQ(ds_buf_used(&b, 24), 0);
+	/* 32-bit records: 12 bytes */
+	CHECK_EQ(ds_buf_layout(DS_FMT32, 0x400100, 12, 10, 10, DS_USE_INTERRUPT, &b), DS_OK);
+	CHECK_EQ(b.max, 0x400100 + 120);
+	CHECK_EQ(b.thresh, b.max);
+}
+
+TEST(ds_layout_errors)
+{
+	struct ds_buf b;
+	CHECK_EQ(ds_buf_layout(DS_FMT64, 0x1000, 24, 0, 0, DS_USE_INTERRUPT, &b), DS_ERR_NO_RECORDS);
+	CHECK_EQ(ds_buf_layout(DS_FMT64, 0x1000, 0, 4, 4, DS_USE_INTERRUPT, &b), DS_ERR_REC_SIZE);
+	CHECK_EQ(ds_buf_layout(DS_FMT64, 0x1002, 24, 4, 4, DS_USE_INTERRUPT, &b), DS_ERR_BASE_MISALIGNED);
+	CHECK_EQ(ds_buf_layout(DS_FMT64, 0x1000, 24, 4, 5, DS_USE_INTERRUPT, &b), DS_ERR_THRESH_ABOVE_MAX);
+	CHECK_EQ(ds_buf_layout(DS_FMT64, 0x1000, 24, 4, 4, DS_USE_CIRCULAR, &b), DS_ERR_THRESH_IN_BUFFER);
+	CHECK_EQ(ds_buf_layout(DS_FMT64, 0x1000, 24, 4, 2, DS_USE_CIRCULAR, &b), DS_ERR_THRESH_IN_BUFFER);
+	CHECK_EQ(ds_buf_layout(DS_FMT64, 0x1000, 24, 4, 0, DS_USE_INTERRUPT, &b), DS_ERR_THRESH_AT_BASE);
+	CHECK_EQ(ds_buf_layout(DS_FMT64, 0x1000, 24, 4, 2, DS_USE_INTERRUPT, &b), DS_OK);  /* below max */
+	CHECK_EQ(ds_buf_layout(DS_FMT32, 0xfffff000ull, 12, 1000, 1000, DS_USE_INTERRUPT, &b), DS_ERR_WRAPS);
+	CHECK_EQ(ds_buf_layout(DS_FMT32, 0x100000000ull, 12, 1, 1, DS_USE_INTERRUPT, &b), DS_ERR_WRAPS);
+	CHECK_EQ(ds_buf_layout(DS_FMT64, ~0ull - 100, 24, 10, 10, DS_USE_INTERRUPT, &b), DS_ERR_WRAPS);
+	CHECK_EQ(ds_buf_layout(DS_FMT64, 0x0000800000000000ull, 24, 1, 1, DS_USE_INTERRUPT, &b),
+		 DS_ERR_NONCANONICAL);
+	CHECK_EQ(ds_buf_layout(DS_FMT64, 0xffff800000000000ull, 24, 1, 1, DS_USE_INTERRUPT, &b), DS_OK);
+}
+
+TEST(ds_check_pointer_errors)
+{
+	struct ds_buf ok = { 0x2000, 0x2000, 0x2000 + 240, 0x2000 + 240 }, b;
+	CHECK_EQ(ds_buf_check(DS_FMT64, &ok, 24, DS_USE_INTERRUPT), DS_OK);
+	b = ok; b.thresh = ok.base + 100;
+	CHECK_EQ(ds_buf_check(DS_FMT64, &b, 24, DS_USE_INTERRUPT), DS_ERR_THRESH_NOT_MULTIPLE);
+	b = ok; b.max = ok.base + 250;
+	CHECK_EQ(ds_buf_check(DS_FMT64, &b, 24, DS_USE_INTERRUPT), DS_ERR_MAX_NOT_MULTIPLE);
+	b = ok; b.index = ok.base + 25;
+	CHECK_EQ(ds_buf_check(DS_FMT64, &b, 24, DS_USE_INTERRUPT), DS_ERR_INDEX_NOT_MULTIPLE);
+	b = ok; b.index = ok.base - 24;
+	CHECK_EQ(ds_buf_check(DS_FMT64, &b, 24, DS_USE_INTERRUPT), DS_ERR_INDEX_RANGE);
+	b = ok; b.index = ok.max + 24;
+	CHECK_EQ(ds_buf_check(DS_FMT64, &b, 24, DS_USE_INTERRUPT), DS_ERR_INDEX_RANGE);
+	b = ok; b.index = ok.max;        /* full buffer, not yet drained: legal */
+	CHECK_EQ(ds_buf_check(DS_FMT64, &b, 24, DS_USE_INTERRUPT), DS_OK);
+	b = ok; b.max = ok.base;
+	CHECK_EQ(ds_buf_check(DS_FMT64, &b, 24, DS_USE_INTERRUPT), DS_ERR_NO_RECORDS);
+	b = ok; b.thresh = ok.max + 24;
+	CHECK_EQ(ds_buf_check(DS_FMT64, &b, 24, DS_USE_INTERRUPT), DS_ERR_THRESH_ABOVE_MAX);
+	CHECK_EQ(ds_buf_check(DS_FMT64, &b, 24, DS_USE_CIRCULAR), DS_OK);
+	b = ok; b.thresh = 0x100000000ull;
+	CHECK_EQ(ds_buf_check(DS_FMT32, &b, 12, DS_USE_CIRCULAR), DS_ERR_ADDR_WIDTH);
+	CHECK_EQ(ds_buf_check(DS_FMT64, &ok, 0, DS_USE_INTERRUPT), DS_ERR_REC_SIZE);
+	/* every error code has a distinct message */
+	for (int e = 0; e >= -17; e--)
+		CHECK(strcmp(ds_strerror(e), "unknown DS error") != 0);
+	CHECK(strcmp(ds_strerror(-99), "unknown DS error") == 0);
+	CHECK(strcmp(ds_field_name(DS_PEBS_INDEX), "PEBS index") == 0);
+}
+
+TEST(ds_area_check_overlap)
+{
+	struct ds_buf bts, pebs;
+	CHECK_EQ(ds_buf_layout(DS_FMT64, 0x10100, 24, 10, 11, DS_USE_CIRCULAR, &bts), DS_OK);
+	CHECK_EQ(ds_buf_layout(DS_FMT64, 0x10400, 200, 4, 4, DS_USE_INTERRUPT, &pebs), DS_OK);
+	CHECK_EQ(ds_area_check(DS_FMT64, 0x10000, &bts, 24, &pebs, 200), DS_OK);
+	CHECK_EQ(ds_area_check(DS_FMT64, 0x10080, &bts, 24, &pebs, 200), DS_ERR_OVERLAP);
+	CHECK_EQ(ds_area_check(DS_FMT64, 0x10002, &bts, 24, &pebs, 200), DS_ERR_AREA_MISALIGNED);
+	CHECK_EQ(ds_buf_layout(DS_FMT64, 0x10100 + 48, 200, 4, 4, DS_USE_INTERRUPT, &pebs), DS_OK);
+	CHECK_EQ(ds_area_check(DS_FMT64, 0x10000, &bts, 24, &pebs, 200), DS_ERR_OVERLAP);
+	CHECK_EQ(ds_area_check(DS_FMT64, 0x10000, &bts, 24, NULL, 0), DS_OK);
+	CHECK_EQ(ds_area_check(DS_FMT32, 0xfffffff0ull, NULL, 0, NULL, 0), DS_ERR_ADDR_WIDTH);
+}
+
+TEST(ds_placement)
+{
+	/* one page, away from code */
+	CHECK_EQ(ds_placement_check(0x20000, 0x1000, 0x100000, 0x180000, false), DS_OK);
+	/* shares the last code page */
+	CHECK_EQ(ds_placement_check(0x17f800, 0x100, 0x100000, 0x17f900, false), DS_ERR_CODE_PAGE);
+	/* code ends exactly at the page boundary: fine */
+	CHECK_EQ(ds_placement_check(0x180000, 0x100, 0x100000, 0x180000, false), DS_OK);
+	/* crossing a page is fine only with contiguous, non-paged pages */
+	CHECK_EQ(ds_placement_check(0x20f00, 0x200, 0, 0, false), DS_ERR_CROSSES_PAGE);
+	CHECK_EQ(ds_placement_check(0x20f00, 0x200, 0, 0, true), DS_OK);
+	CHECK_EQ(ds_placement_check(~0ull - 10, 100, 0, 0, true), DS_ERR_WRAPS);
+	CHECK_EQ(ds_placement_check(0x1000, 0, 0x1000, 0x2000, false), DS_OK);
+}

@@ -134,15 +134,24 @@ $(B)/iso/boot/grub/grub.cfg: $(B)/tracelab64.elf $(B)/tools/mkmenu
 
 $(B)/tracelab.iso: $(B)/tracelab.elf $(B)/iso/boot/grub/grub.cfg
 	cp $(B)/tracelab.elf $(B)/iso/boot/tracelab.elf
-	grub-mkrescue -o $@ $(B)/iso -- -quiet 2>$(B)/grub-mkrescue.log || { cat $(B)/grub-mkrescue.log; exit 1; }
+	grub-mkrescue -o $@ $(B)/iso 2>$(B)/grub-mkrescue.log || { cat $(B)/grub-mkrescue.log; exit 1; }
+
+# The same ISO with no menu timeout, for the emulator matrix.
+$(B)/isoci/boot/grub/grub.cfg: $(B)/tracelab64.elf $(B)/tools/mkmenu
+	@mkdir -p $(dir $@)
+	$(B)/tools/mkmenu $(B)/tracelab64.elf 0 > $@
+
+$(B)/tracelab-ci.iso: $(B)/tracelab.elf $(B)/isoci/boot/grub/grub.cfg
+	cp $(B)/tracelab.elf $(B)/isoci/boot/tracelab.elf
+	grub-mkrescue -o $@ $(B)/isoci 2>$(B)/grub-mkrescue.log || { cat $(B)/grub-mkrescue.log; exit 1; }
 
 run: $(B)/tracelab.elf
 	./run-qemu.sh
 
-test: all iso tools $(B)/host/tests.bin $(FUZZERS)
+test: all iso $(B)/tracelab-ci.iso tools $(B)/host/tests.bin $(FUZZERS)
 	tests/run-all.sh
 
-bench: all iso tools
+bench: all $(B)/tracelab-ci.iso tools
 	tests/bench.sh
 
 clean:
@@ -150,4 +159,5 @@ clean:
 
 .PHONY: all iso run test bench clean tools check-host fuzz
 .SUFFIXES:
+.SECONDARY:
 .DELETE_ON_ERROR:

@@ -40,7 +40,7 @@ __asm__(
 	".popsection\n");
 
 extern uint64_t dbg_int3_seq(void), dbg_icebp_seq(void);
-extern const char dbg_int3_cc_next[], dbg_int3_cd_next[], dbg_icebp_next[];
+extern const char dbg_int3_cc_next[], dbg_int3_cd_next[], dbg_icebp[], dbg_icebp_next[];
 
 static void exp_int3(void)
 {
@@ -59,10 +59,28 @@ static void exp_int3(void)
 EXPERIMENT(101, "int3", "debug", "", "none",
 	   "INT3 (0xCC) and INT 3 (0xCD 03): #BP trap, RIP after, DR6 untouched", exp_int3);
 
+/* An emulator that does not decode 0xF1 raises #UD: report it, skip the byte. */
+static int icebp_ud;
+
+static void icebp_ud_skip(struct trap_frame *tf)
+{
+	if (tf->rip == (uint64_t)dbg_icebp) {
+		icebp_ud++;
+		tf->rip++;
+	} else {
+		/* Not ours: give #UD back to the kernel, which reports it on re-execution. */
+		trap_reset_handlers();
+	}
+}
+
 static void exp_icebp(void)
 {
 	dbg_begin(0);
+	icebp_ud = 0;
+	trap_set_handler(6, icebp_ud_skip);
 	uint64_t ran = dbg_icebp_seq();
+
+	check_eqd("#UD instead of #DB (0xF1 not decoded)", (uint64_t)icebp_ud, 0);
 
 	dbg_check_count("#DB deliveries", 1);
 	dbg_check_event("INT1/ICEBP 0xF1", 0, 1, (uint64_t)dbg_icebp_next, DR6_INIT);

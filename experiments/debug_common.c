@@ -50,6 +50,14 @@ void dbg_begin(dbg_hook_t hook)
 	trap_set_handler(3, dbg_record);
 }
 
+void dbg_end(void)
+{
+	write_dr7(DR7_INIT);
+	for (int i = 0; i < 4; i++)
+		write_dr(i, 0);
+	write_dr6(DR6_INIT);
+}
+
 bool dbg_is_exec_bp(uint64_t dr7, int n, uint64_t rip)
 {
 	bool enabled = dr7 & (DR7_L(n) | DR7_G(n));

@@ -42,6 +42,10 @@ typedef void (*dbg_hook_t)(struct trap_frame *tf, struct dbg_event *e, int n);
  * #DB (1) and #BP (3).  hook may be 0: then dbg_resume() is used. */
 void dbg_begin(dbg_hook_t hook);
 
+/* Disarms and clears what the experiment set: DR7 = init, DR0-DR3 = 0, DR6 = init.
+ * The runner checks that an experiment leaves the debug registers as it found them. */
+void dbg_end(void);
+
 /* The default hook: sets RF in the saved RFLAGS when the #DB is the fault of an
  * enabled instruction breakpoint at the saved RIP, so that IRET resumes the
  * instruction without re-triggering (SDM 18.3.1.1).  Does nothing otherwise. */

@@ -132,6 +132,7 @@ static void exp_data_write(void)
 		probe(what, rd64, w, 0, 0, false);
 		write_dr7(DR7_INIT);
 	}
+	dbg_end();
 }
 EXPERIMENT(105, "dr-data-write", "debug", "", "none",
 	   "R/W=01 len 1/2/4/8: any overlapping write traps after it (memory updated), reads don't",
@@ -162,6 +163,7 @@ static void exp_data_rw(void)
 	probe("len 8: dword read at +4", rd32, w + 4, 0, DR6_B3, false);
 	probe("len 8: byte read at +8 (just after)", rd8, w + 8, 0, 0, false);
 	write_dr7(DR7_INIT);
+	dbg_end();
 }
 EXPERIMENT(106, "dr-data-rw", "debug", "", "none",
 	   "R/W=11: reads and writes that overlap trap once, after the instruction", exp_data_rw);
@@ -187,6 +189,7 @@ static void exp_two_hits(void)
 	write_dr7(dr7_bp(2, DR7_RW_RDWR, DR7_LEN_1) | dr7_bp(3, DR7_RW_RDWR, DR7_LEN_1));
 	probe("byte read, DR2 and DR3 on the same byte: B2|B3", rd8, w, 0, DR6_B2 | DR6_B3, false);
 	write_dr7(DR7_INIT);
+	dbg_end();
 }
 EXPERIMENT(107, "dr-two-hits", "debug", "", "none",
 	   "one instruction meeting two data breakpoints: one #DB reporting both Bn", exp_two_hits);

@@ -55,6 +55,7 @@ static void exp_gd(void)
 	check_eq("MOV to DR1: executed after the handler", read_dr1(), 0x5678000);
 	check_eq("DR7.GD stays clear after the #DB", dr7 & DR7_GD, 0);
 	write_dr7(DR7_INIT);
+	dbg_end();
 }
 EXPERIMENT(109, "dr7-gd", "debug", "", "none",
 	   "DR7.GD: MOV to/from a DR faults first with DR6.BD, GD cleared on #DB entry", exp_gd);

@@ -93,6 +93,7 @@ static void exp_dr_io(void)
 
 	write_cr4(cr4);
 	diag("CR4.DE=0 with R/W=10 is undefined (SDM 18.2.4): not programmed");
+	dbg_end();
 }
 EXPERIMENT(108, "dr-io", "debug", "", "CR4.DE",
 	   "CR4.DE=1, R/W=10: IN/OUT on a watched port trap after the instruction, DR6.Bn", exp_dr_io);

@@ -92,6 +92,7 @@ static void exp_movss(void)
 	write_dr7(DR7_INIT);
 	dbg_check_count("exec: #DB count for a breakpoint after MOV SS", 0);
 	check_eqd("exec: the instruction ran once", ran, 1);
+	dbg_end();
 }
 EXPERIMENT(110, "movss-shadow", "debug", "", "none",
 	   "MOV SS: single-step and data #DB deferred past the next instruction, exec bp suppressed",

@@ -1,0 +1,42 @@
+/* 9xx self-tests of the runner itself, registered only with selftest=1: each
+ * must be reported `not ok` while the run goes on with the next experiment. */
+#include "dr.h"
+#include "experiment.h"
+#include "x86.h"
+
+static void deliberate_fail(void)
+{
+	check_eqd("1 + 1, deliberately compared with 3", 1 + 1, 3);
+}
+EXPERIMENT(901, "selftest-fail", "selftest", "", "-", "a check that fails on purpose",
+	   deliberate_fail, .flags = EXP_SELFTEST);
+
+static void deliberate_fault(void)
+{
+	/* non-canonical address: #GP on every x86-64 CPU */
+	volatile uint64_t *p = (volatile uint64_t *)0x8000000000000000ULL;
+	check(true, "about to read a non-canonical address");
+	(void)*p;
+	check(false, "execution continued past the faulting read");
+}
+EXPERIMENT(902, "selftest-fault", "selftest", "", "-", "an unexpected #GP inside an experiment",
+	   deliberate_fault, .flags = EXP_SELFTEST);
+
+static void deliberate_hang(void)
+{
+	check(true, "about to spin with interrupts enabled until the watchdog fires");
+	for (;;)
+		cpu_relax();
+}
+EXPERIMENT(903, "selftest-hang", "selftest", "", "-", "a hang cut off by the watchdog",
+	   deliberate_hang, .flags = EXP_SELFTEST);
+
+static int leak_target;
+static void deliberate_leak(void)
+{
+	write_dr0((uintptr_t)&leak_target);
+	write_dr7(read_dr7() | DR7_L(0) | DR7_RW_WRITE << DR7_RW_SHIFT(0) | DR7_LEN_4 << DR7_LEN_SHIFT(0));
+	check(true, "left DR0/DR7 armed on purpose");
+}
+EXPERIMENT(904, "selftest-leak", "selftest", "", "-", "debug registers left armed: a leak",
+	   deliberate_leak, .flags = EXP_SELFTEST);

@@ -112,7 +112,7 @@ FUZZERS  := $(FUZZ_C:tests/fuzz/%.c=$(B)/fuzz/%)
 $(B)/fuzz/%: tests/fuzz/%.c $(LIB_C)
 	@mkdir -p $(dir $@)
 	$(CLANG) -std=c11 -O1 -g -Iinc -Ilib -D_DEFAULT_SOURCE -fsanitize=fuzzer,address,undefined \
-		-o $@ $< $(LIB_C)
+		-o $@ $< $(LIB_C) -lipt
 
 fuzz: $(FUZZERS)
 	@set -e; for f in $(FUZZERS); do \
@@ -145,10 +145,20 @@ $(B)/tracelab-ci.iso: $(B)/tracelab.elf $(B)/isoci/boot/grub/grub.cfg
 	cp $(B)/tracelab.elf $(B)/isoci/boot/tracelab.elf
 	grub-mkrescue -o $@ $(B)/isoci 2>$(B)/grub-mkrescue.log || { cat $(B)/grub-mkrescue.log; exit 1; }
 
-run: $(B)/tracelab.elf
-	./run-qemu.sh
+deps:
+	@tools/deps.sh build
 
-test: all iso $(B)/tracelab-ci.iso tools $(B)/host/tests.bin $(FUZZERS)
+deps-test:
+	@tools/deps.sh test
+
+# The main job: boot the ISO in QEMU (GRUB menu on the terminal too; the
+# default entry runs every experiment after 10 s, or press Enter).
+run: deps
+	$(MAKE) iso
+	./run-qemu.sh -i
+
+test: deps-test
+	$(MAKE) all iso $(B)/tracelab-ci.iso tools $(B)/host/tests.bin $(FUZZERS)
 	tests/run-all.sh
 
 bench: all $(B)/tracelab-ci.iso tools
@@ -157,7 +167,7 @@ bench: all $(B)/tracelab-ci.iso tools
 clean:
 	rm -rf $(B)
 
-.PHONY: all iso run test bench clean tools check-host fuzz
+.PHONY: all iso run test bench clean tools check-host fuzz deps deps-test
 .SUFFIXES:
 .SECONDARY:
 .DELETE_ON_ERROR:

@@ -8,8 +8,8 @@
  * old cause too.  18.2.4: DR7 bit 10 reads as 1.  MOV DR (SDM vol.2): writing a 1 to
  * bits 63:32 of DR6 or DR7 raises #GP(0).
  *
- * The scenario: TF steps a NOP (BS), then an instruction breakpoint (B0) is on the
- * next instruction.  A handler that leaves DR6 alone sees BS still set at the
+ * The scenario: TF steps a few instructions (BS), then, TF off, an instruction
+ * breakpoint fires (B0).  A handler that leaves DR6 alone sees BS still set at the
  * breakpoint; one that clears DR6 after reading sees B0 alone. */
 #include "cpu.h"
 #include "cr.h"
@@ -17,23 +17,10 @@
 #include "experiment.h"
 #include "x86.h"
 
-__asm__(
-	".pushsection .text\n"
-	".global dbg_d6_seq, dbg_d6_b\n"
-	"dbg_d6_seq:\n"
-	"	pushfq\n"
-	"	orq $0x100, (%rsp)\n"
-	"	popfq\n"
-	"	nop\n"                          /* BS trap, RIP = dbg_d6_b */
-	"dbg_d6_b:\n"
-	"	pushfq\n"                       /* instruction breakpoint: B0 fault */
-	"	andq $-0x101, (%rsp)\n"
-	"	popfq\n"
-	"	ret\n"
-	".popsection\n");
-
-extern void dbg_d6_seq(void);
-extern const char dbg_d6_b[];
+/* Sequences from debug_step.c (TF over six instructions) and debug_exec.c. */
+extern void dbg_ss_popf(void);
+extern uint64_t dbg_exec_fn(void);
+extern const char dbg_exec_target[];
 
 static int gp_count;
 
@@ -54,13 +41,15 @@ static void mov_to_dr7(uint64_t v)
 	__asm__ volatile("mov %0, %%db7" : : "a"(v) : "memory");   /* 0F 23 F8 */
 }
 
+/* Steps six instructions (BS), then, with TF off, hits an instruction breakpoint. */
 static void run_bs_then_b0(bool keep)
 {
 	dbg_begin(0);
 	dbg_log.keep_dr6 = keep;
-	write_dr0((uint64_t)dbg_d6_b);
+	dbg_ss_popf();
+	write_dr0((uint64_t)dbg_exec_target);
 	write_dr7(dr7_bp(0, DR7_RW_EXEC, DR7_LEN_1));
-	dbg_d6_seq();
+	dbg_exec_fn();
 	dbg_end();
 }
 
@@ -89,16 +78,15 @@ static void exp_dr6(void)
 
 	/* The processor never clears BS: without the handler's help it leaks. */
 	run_bs_then_b0(true);
-	dbg_check_event("DR6 kept: single-step", 0, 1, (uint64_t)dbg_d6_b, dr6_with(DR6_BS));
-	dbg_check_event("DR6 kept: breakpoint shows the stale BS too", 1, 1, (uint64_t)dbg_d6_b,
-			dr6_with(DR6_BS | DR6_B0));
+	dbg_check_count("DR6 kept: #DB count (6 steps, 1 breakpoint)", 7);
+	dbg_check_event("DR6 kept: breakpoint shows the stale BS too", 6, 1,
+			(uint64_t)dbg_exec_target, dr6_with(DR6_BS | DR6_B0));
 
 	/* Read, then clear: each #DB shows its own cause only. */
 	run_bs_then_b0(false);
-	dbg_check_count("DR6 cleared: #DB count (BS, B0, then BS x3)", 5);
-	dbg_check_event("DR6 cleared: single-step", 0, 1, (uint64_t)dbg_d6_b, dr6_with(DR6_BS));
-	dbg_check_event("DR6 cleared: breakpoint shows B0 alone", 1, 1, (uint64_t)dbg_d6_b,
-			dr6_with(DR6_B0));
+	dbg_check_count("DR6 cleared: #DB count (6 steps, 1 breakpoint)", 7);
+	dbg_check_event("DR6 cleared: breakpoint shows B0 alone", 6, 1,
+			(uint64_t)dbg_exec_target, dr6_with(DR6_B0));
 	dbg_end();
 }
 EXPERIMENT(111, "dr6-discipline", "debug", "", "none",

@@ -1,0 +1,250 @@
+#!/usr/bin/env python3
+"""The emulator matrix: boot tracelab on every platform this machine has, parse
+the KTAP, and compare every result with tests/expect/<platform>.txt.
+
+Any difference fails — an unexpected PASS included.  Prints a progress line per
+platform, then the results matrix (experiments x platforms), writes the same
+matrix as Markdown (docs/matrix.md), and ends with "matrix: N passed, N failed"
+(one comparison per experiment per platform, plus one per platform for reaching
+the KTAP summary).
+
+Expectation files, one line per experiment:
+    NUM STATUS [reason]
+STATUS is PASS, FAIL or SKIP.  SKIP's reason must equal the kernel's SKIP reason
+exactly; FAIL's reason explains the emulator deviation (with the emulator source
+that causes it) and is required.  '#' starts a comment line.
+"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+B = os.path.join(ROOT, "build")
+ELF = os.path.join(B, "tracelab.elf")
+ISO = os.path.join(B, "tracelab-ci.iso")
+OVMF_CODE = "/usr/share/OVMF/OVMF_CODE_4M.fd"
+OVMF_VARS = "/usr/share/OVMF/OVMF_VARS_4M.fd"
+
+QEMU = ["qemu-system-x86_64", "-m", "256", "-no-reboot", "-display", "none",
+        "-device", "isa-debug-exit,iobase=0xf4,iosize=4", "-serial", "stdio"]
+
+RESULT = re.compile(r"^(ok|not ok) (\d+) (\d+) (\S+)((?: \w+=\S+)*)(?: # (SKIP|TIMEOUT|ERROR|XFAIL)(?: (.*))?)?$")
+SUMMARY = re.compile(r"^# tracelab: pass:(\d+) fail:(\d+) skip:(\d+) total:(\d+)")
+
+
+def hw_kvm():
+    """A hardware-backed KVM: kvm_intel or kvm_amd loaded (kvm_pvm is not one)."""
+    if not os.path.exists("/dev/kvm"):
+        return False
+    mods = open("/proc/modules").read() if os.path.exists("/proc/modules") else ""
+    return bool(re.search(r"^kvm_(intel|amd) ", mods, re.M))
+
+
+def bochs_cfg(model, iso, serial_out):
+    # Bochs 2.7 as Debian builds it: no 'nogui' display, the debugger compiled
+    # in (it stops at its prompt: we feed it "c"), and GRUB 2.06 triple-faults
+    # in its VBE mode set with Bochs's VBE BIOS, so the Cirrus VGA it is (GRUB
+    # then leaves text mode, and the kernel uses VGA text).
+    return f"""megs: 256
+romimage: file=/usr/share/bochs/BIOS-bochs-latest
+vgaromimage: file=/usr/share/vgabios/vgabios.cirrus.bin
+vga: extension=cirrus
+ata0-master: type=cdrom, path={iso}, status=inserted
+boot: cdrom
+com1: enabled=1, mode=file, dev={serial_out}
+display_library: rfb, options="timeout=0"
+cpu: model={model}, ips=200000000
+clock: sync=none
+log: -
+logprefix: %t%e%d
+debug: action=ignore
+info: action=ignore
+error: action=ignore
+panic: action=fatal
+"""
+
+
+def run_qemu(extra, timeout, append=None):
+    cmd = QEMU + extra
+    if append is not None:
+        cmd += ["-kernel", ELF, "-append", append]
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       timeout=timeout, stdin=subprocess.DEVNULL)
+    return p.stdout.decode("utf-8", "replace")
+
+
+def run_ovmf(extra, timeout):
+    with tempfile.NamedTemporaryFile(suffix=".fd") as vars_:
+        shutil.copyfile(OVMF_VARS, vars_.name)
+        return run_qemu(["-machine", "q35",
+                         "-drive", f"if=pflash,format=raw,readonly=on,file={OVMF_CODE}",
+                         "-drive", f"if=pflash,format=raw,file={vars_.name}"] + extra, timeout)
+
+
+def run_bochs(model, timeout):
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "com1.txt")
+        rc = os.path.join(d, "bochsrc")
+        open(rc, "w").write(bochs_cfg(model, ISO, out))
+        subprocess.run(["bochs", "-q", "-f", rc], input=b"c\nquit\n", stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, timeout=timeout, cwd=d)
+        return open(out, "rb").read().decode("utf-8", "replace") if os.path.exists(out) else ""
+
+
+SELFTEST = "run=901-904,501 selftest=1 watchdog=200"
+PLATFORMS = [
+    # name, description, runner, available?
+    ("qemu-tcg", "QEMU TCG, -kernel (multiboot v1), default CPU (qemu64)",
+     lambda: run_qemu(["-accel", "tcg"], 60, "run=all"), lambda: True),
+    ("qemu-tcg-max", "QEMU TCG, -kernel, -cpu max",
+     lambda: run_qemu(["-accel", "tcg", "-cpu", "max"], 60, "run=all"), lambda: True),
+    ("qemu-tcg-selftest", "QEMU TCG, -kernel, the runner's self-tests (fail, fault, hang, leak) then 501",
+     lambda: run_qemu(["-accel", "tcg"], 60, SELFTEST), lambda: True),
+    ("qemu-seabios-iso", "QEMU TCG, SeaBIOS, GRUB from the ISO (multiboot2)",
+     lambda: run_qemu(["-accel", "tcg", "-cdrom", ISO], 120), lambda: os.path.exists(ISO)),
+    ("qemu-ovmf-iso", "QEMU TCG, OVMF (UEFI), GRUB from the ISO (multiboot2)",
+     lambda: run_ovmf(["-accel", "tcg", "-cdrom", ISO], 180),
+     lambda: os.path.exists(ISO) and os.path.exists(OVMF_CODE)),
+    ("bochs-haswell", "Bochs 2.7, corei7_haswell_4770, GRUB from the ISO",
+     lambda: run_bochs("corei7_haswell_4770", 600), lambda: shutil.which("bochs") and os.path.exists(ISO)),
+    ("bochs-ryzen", "Bochs 2.7, ryzen, GRUB from the ISO",
+     lambda: run_bochs("ryzen", 600), lambda: shutil.which("bochs") and os.path.exists(ISO)),
+    ("qemu-kvm", "QEMU with a hardware-backed KVM, -cpu host",
+     lambda: run_qemu(["-accel", "kvm", "-cpu", "host"], 60, "run=all"), hw_kvm),
+]
+
+
+def parse(out):
+    results, summary = {}, None
+    for line in out.replace("\r", "").splitlines():
+        m = RESULT.match(line)
+        if m:
+            ok, _, num, name, _sfx, directive, reason = m.groups()
+            status = "SKIP" if directive == "SKIP" else ("PASS" if ok == "ok" else "FAIL")
+            results[int(num)] = (name, status, (reason or "").strip())
+        m = SUMMARY.match(line)
+        if m:
+            summary = tuple(int(x) for x in m.groups())
+    return results, summary
+
+
+def load_expect(name):
+    path = os.path.join(ROOT, "tests", "expect", name + ".txt")
+    exp, problems = {}, []
+    if not os.path.exists(path):
+        return None, [f"no expectation file tests/expect/{name}.txt"]
+    for i, line in enumerate(open(path), 1):
+        line = line.rstrip("\n")
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        parts = line.split(None, 2)
+        if len(parts) < 2 or not parts[0].isdigit() or parts[1] not in ("PASS", "FAIL", "SKIP"):
+            problems.append(f"{name}.txt:{i}: malformed line: {line}")
+            continue
+        reason = parts[2].strip() if len(parts) > 2 else ""
+        if parts[1] != "PASS" and not reason:
+            problems.append(f"{name}.txt:{i}: {parts[1]} needs a reason")
+        exp[int(parts[0])] = (parts[1], reason)
+    return exp, problems
+
+
+def compare(name, results, summary, exp):
+    diffs = []
+    if summary is None:
+        diffs.append("the run never reached its KTAP summary (boot failure or crash)")
+    for num, (st, reason) in sorted(exp.items()):
+        if num not in results:
+            diffs.append(f"{num}: expected {st}, not run")
+            continue
+        got_name, got, got_reason = results[num]
+        if got != st:
+            diffs.append(f"{num} {got_name}: got {got}{' (' + got_reason + ')' if got_reason else ''}, expected {st}")
+        elif st == "SKIP" and got_reason != reason:
+            diffs.append(f"{num} {got_name}: SKIP reason '{got_reason}', expected '{reason}'")
+    for num in sorted(set(results) - set(exp)):
+        diffs.append(f"{num} {results[num][0]}: {results[num][1]} but no expectation")
+    return diffs
+
+
+def write_update(name, desc, results, old):
+    path = os.path.join(ROOT, "tests", "expect", name + ".txt")
+    lines = [f"# {name}: {desc}", "# NUM STATUS reason (see tests/matrix.py)"]
+    for num, (nm, st, reason) in sorted(results.items()):
+        if st == "SKIP":
+            lines.append(f"{num} SKIP {reason}")
+        elif st == "FAIL":
+            why = old.get(num, ("", ""))[1] if old and old.get(num, ("",))[0] == "FAIL" else "TODO: explain the deviation"
+            lines.append(f"{num} FAIL {why}")
+        else:
+            lines.append(f"{num} PASS")
+    open(path, "w").write("\n".join(lines) + "\n")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--only", help="comma-separated platform names")
+    ap.add_argument("--update", action="store_true", help="rewrite expectation files from this run")
+    ap.add_argument("--save-logs", default=os.path.join(B, "matrix"), help="where serial logs go")
+    a = ap.parse_args()
+    os.makedirs(a.save_logs, exist_ok=True)
+    only = set(a.only.split(",")) if a.only else None
+    passed = failed = 0
+    table, ran = {}, []
+    for name, desc, runner, avail in PLATFORMS:
+        if only and name not in only:
+            continue
+        if not avail():
+            print(f"matrix: {name:18} not available here: {desc}", flush=True)
+            continue
+        t0 = time.time()
+        try:
+            out = runner()
+        except subprocess.TimeoutExpired as e:
+            out = (e.output or b"").decode("utf-8", "replace") if isinstance(e.output, bytes) else (e.output or "")
+            out += "\n# matrix: platform timed out\n"
+        dt = time.time() - t0
+        open(os.path.join(a.save_logs, name + ".log"), "w").write(out)
+        results, summary = parse(out)
+        exp, problems = load_expect(name)
+        if a.update:
+            write_update(name, desc, results, exp or {})
+            exp, problems = load_expect(name)
+        diffs = problems + compare(name, results, summary, exp or {})
+        ok_n = (len(exp or {}) + 1) - len([d for d in diffs])
+        ok_n = max(ok_n, 0)
+        passed += ok_n
+        failed += len(diffs)
+        ran.append(name)
+        for num, (nm, st, reason) in results.items():
+            table.setdefault(num, [nm, {}])[1][name] = st
+        verdict = "as expected" if not diffs else f"{len(diffs)} difference(s)"
+        print(f"matrix: {name:18} {len(results):3} results in {dt:6.2f} s: {verdict}  ({desc})", flush=True)
+        for d in diffs:
+            print(f"matrix:   {name}: {d}", flush=True)
+    # the matrix
+    abbrev = {"PASS": "pass", "FAIL": "FAIL", "SKIP": "skip"}
+    hdr = ["exp", "name"] + ran
+    rows = [[str(n), table[n][0]] + [abbrev.get(table[n][1].get(p, ""), "-") for p in ran] for n in sorted(table)]
+    widths = [max(len(r[i]) for r in [hdr] + rows) for i in range(len(hdr))]
+    print()
+    for r in [hdr] + rows:
+        print("  ".join(c.ljust(w) for c, w in zip(r, widths)))
+    md = ["# tracelab results matrix", "",
+          "Generated by `tests/matrix.py` (`make test`). Every cell matched its expectation file in",
+          "`tests/expect/` unless the run reported a difference. SKIP reasons and known emulator",
+          "deviations (FAIL) are explained there.", "",
+          "| " + " | ".join(hdr) + " |", "|" + "---|" * len(hdr)]
+    md += ["| " + " | ".join(r) + " |" for r in rows]
+    os.makedirs(os.path.join(ROOT, "docs"), exist_ok=True)
+    open(os.path.join(ROOT, "docs", "matrix.md"), "w").write("\n".join(md) + "\n")
+    print(f"matrix: {passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# make test: host unit tests of lib/, the fuzzers for a bounded time, the
+# emulator matrix.  The last line is "N passed, N failed" over all three.
+set -u
+cd "$(dirname "$0")/.."
+B=build
+FUZZ_SECONDS=${FUZZ_SECONDS:-15}
+total_p=0 total_f=0
+
+count() {       # count LOG: add the "N passed, N failed" found in LOG
+	local line p f
+	line=$(grep -E '[0-9]+ passed, [0-9]+ failed' "$1" | tail -1)
+	p=$(sed -E 's/.*[^0-9]?([0-9]+) passed.*/\1/' <<<"$line")
+	f=$(sed -E 's/.*passed, ([0-9]+) failed.*/\1/' <<<"$line")
+	if [ -z "$line" ]; then p=0 f=1; fi
+	total_p=$((total_p + p)) total_f=$((total_f + f))
+}
+
+echo "== host unit tests (lib/, ASan+UBSan)"
+$B/host/tests.bin > $B/host-tests.log 2>&1
+grep -E '^not ok|^#' $B/host-tests.log | head -40
+tail -1 $B/host-tests.log
+count $B/host-tests.log
+
+echo "== fuzzers (${FUZZ_SECONDS} s each)"
+fp=0 ff=0
+for f in $B/fuzz/fuzz_*; do
+	[ -x "$f" ] || continue
+	n=$(basename "$f")
+	mkdir -p $B/fuzz/corpus-$n
+	seeds=tests/fuzz/seeds/$n; [ -d $seeds ] || seeds=
+	if $f -max_total_time=$FUZZ_SECONDS -print_final_stats=1 $B/fuzz/corpus-$n $seeds > $B/fuzz/$n.log 2>&1; then
+		echo "fuzz: $n: $(grep -E 'stat::number_of_executed_units' $B/fuzz/$n.log | awk '{print $2}') inputs, no crash"
+		fp=$((fp + 1))
+	else
+		echo "fuzz: $n: FAILED"; tail -30 $B/fuzz/$n.log
+		ff=$((ff + 1))
+	fi
+done
+echo "fuzz: $fp passed, $ff failed" > $B/fuzz-summary.log
+cat $B/fuzz-summary.log
+count $B/fuzz-summary.log
+
+echo "== emulator matrix"
+python3 tests/matrix.py 2>&1 | tee $B/matrix.log
+count $B/matrix.log
+
+echo "$total_p passed, $total_f failed"
+[ $total_f = 0 ]

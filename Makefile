@@ -25,7 +25,7 @@ KCFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter \
 	-Iinc -Ikernel -Ilib -D__TRACELAB_KERNEL__
 KASFLAGS := -m64 -Iinc -Ikernel -D__ASSEMBLER__
 KLDFLAGS := -nostdlib -static -no-pie -Wl,--no-dynamic-linker -Wl,-n -Wl,-T,linker.ld \
-	-Wl,--build-id=none -Wl,-z,noexecstack
+	-Wl,--build-id=none -Wl,-z,noexecstack -Wl,--no-warn-rwx-segments
 
 BOOT_S   := $(wildcard boot/*.S)
 KERN_S   := $(wildcard kernel/*.S)

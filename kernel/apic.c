@@ -130,3 +130,20 @@ void delay_us(uint32_t us)
 	while ((int64_t)(rdtsc() - end) < 0)
 		cpu_relax();
 }
+
+/* The legacy 8259 pair: firmware may leave IRQ0 (the PIT) pending and routed to
+ * vector 8.  Re-base both PICs to 0x20-0x2f, out of the exception range, then
+ * mask every line: only the local APIC interrupts us. */
+void pic_disable(void)
+{
+	outb(0x20, 0x11);       /* ICW1: edge, cascade, ICW4 follows */
+	outb(0xa0, 0x11);
+	outb(0x21, 0x20);       /* ICW2: vector base */
+	outb(0xa1, 0x28);
+	outb(0x21, 0x04);       /* ICW3: slave on IRQ2 */
+	outb(0xa1, 0x02);
+	outb(0x21, 0x01);       /* ICW4: 8086 mode */
+	outb(0xa1, 0x01);
+	outb(0x21, 0xff);
+	outb(0xa1, 0xff);
+}

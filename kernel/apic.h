@@ -21,5 +21,6 @@ void apic_icr_send(uint32_t dest_apic_id, uint32_t icr_low);
 /* APIC timer ticks per millisecond (calibrated against the PIT at boot; 0 if unknown) */
 uint64_t apic_ticks_per_ms(void);
 void delay_us(uint32_t us);
+void pic_disable(void);
 
 #endif

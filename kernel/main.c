@@ -73,6 +73,7 @@ void kernel_main64(void)
 	arena_init(&bootinfo);
 	cpu_identify();
 	cpu_report();
+	pic_disable();
 	apic_init();
 	c->apic_id = apic_id();
 	kprintf("# apic: %s, id %u, timer %llu ticks/ms (divide by 16)\n",

@@ -10,8 +10,8 @@ total_p=0 total_f=0
 count() {       # count LOG: add the "N passed, N failed" found in LOG
 	local line p f
 	line=$(grep -E '[0-9]+ passed, [0-9]+ failed' "$1" | tail -1)
-	p=$(sed -E 's/.*[^0-9]?([0-9]+) passed.*/\1/' <<<"$line")
-	f=$(sed -E 's/.*passed, ([0-9]+) failed.*/\1/' <<<"$line")
+	p=$(grep -oE '[0-9]+ passed' <<<"$line" | grep -oE '[0-9]+')
+	f=$(grep -oE '[0-9]+ failed' <<<"$line" | grep -oE '[0-9]+')
 	if [ -z "$line" ]; then p=0 f=1; fi
 	total_p=$((total_p + p)) total_f=$((total_f + f))
 }

@@ -15,6 +15,8 @@ OBJCOPY   ?= objcopy
 OBJDUMP   ?= objdump
 NM        ?= nm
 B         := build
+# V=1 shows every command
+Q         := $(if $(V),,@)
 FUZZ_SECONDS ?= 20
 
 # --- kernel ------------------------------------------------------------------
@@ -40,11 +42,13 @@ all: $(B)/tracelab.elf
 
 $(B)/k/%.o: %.c Makefile
 	@mkdir -p $(dir $@)
-	$(CC) $(KCFLAGS) -MMD -MP -c $< -o $@
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(KCFLAGS) -MMD -MP -c $< -o $@
 
 $(B)/k/%.o: %.S Makefile
 	@mkdir -p $(dir $@)
-	$(CC) $(KASFLAGS) -MMD -MP -c $< -o $@
+	@$(if $(Q),echo "  AS      $<")
+	$(Q)$(CC) $(KASFLAGS) -MMD -MP -c $< -o $@
 
 # The screen font: GRUB's 8x16 ASCII bitmaps (grub-common), turned into a C array.
 GRUB_ASCII_H ?= /usr/share/grub/ascii.h
@@ -56,13 +60,14 @@ $(B)/gen/font.c: $(GRUB_ASCII_H) Makefile
 
 $(B)/k/gen/font.o: $(B)/gen/font.c
 	@mkdir -p $(dir $@)
-	$(CC) $(KCFLAGS) -c $< -o $@
+	$(Q)$(CC) $(KCFLAGS) -c $< -o $@
 
 # 64-bit ELF (for gdb, listings); tracelab.elf is the same image in an ELF32
 # container, which both GRUB (multiboot2) and QEMU's -kernel loader (multiboot v1,
 # 32-bit ELF only) accept.
 $(B)/tracelab64.elf: $(KOBJS) linker.ld
-	$(CC) $(KCFLAGS) $(KLDFLAGS) -o $@ $(KOBJS)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(KCFLAGS) $(KLDFLAGS) -o $@ $(KOBJS)
 	$(OBJDUMP) -d -M suffix $@ > $(B)/tracelab.lst
 	$(NM) -n $@ > $(B)/tracelab.sym
 
@@ -80,7 +85,8 @@ HOST_TEST_OBJS := $(HOST_TEST_C:%.c=$(B)/host/%.o)
 
 $(B)/host/%.o: %.c Makefile
 	@mkdir -p $(dir $@)
-	$(HOSTCC) $(HCFLAGS) -MMD -MP -c $< -o $@
+	@$(if $(Q),echo "  HOSTCC  $<")
+	$(Q)$(HOSTCC) $(HCFLAGS) -MMD -MP -c $< -o $@
 
 -include $(HOST_LIB_OBJS:.o=.d) $(HOST_TEST_OBJS:.o=.d)
 
@@ -98,7 +104,7 @@ TOOL_LIB_OBJS := $(LIB_C:%.c=$(B)/tool/%.o)
 
 $(B)/tool/%.o: %.c Makefile
 	@mkdir -p $(dir $@)
-	$(HOSTCC) $(TCFLAGS) -MMD -MP -c $< -o $@
+	$(Q)$(HOSTCC) $(TCFLAGS) -MMD -MP -c $< -o $@
 
 $(B)/tools/%: tools/%.c $(TOOL_LIB_OBJS)
 	@mkdir -p $(dir $@)

@@ -12,6 +12,7 @@
 #include "runner.h"
 #include "screen.h"
 #include "serial.h"
+#include "smp.h"
 #include "x86.h"
 
 extern uint32_t boot_magic, boot_info, boot_info_size;
@@ -79,6 +80,7 @@ void kernel_main64(void)
 	kprintf("# apic: %s, id %u, timer %llu ticks/ms (divide by 16)\n",
 		apic_x2apic() ? "x2APIC" : "xAPIC", c->apic_id,
 		(unsigned long long)apic_ticks_per_ms());
+	smp_init();
 	kprintf("# cpus online: %u\n", ncpus_online);
 	bool ok = cmdline_parse(bootinfo.cmdline, &kcmdline);
 	if (!ok) {

@@ -16,6 +16,7 @@
 #include "percpu.h"
 #include "pmi.h"
 #include "runner.h"
+#include "smp.h"
 #include "str.h"
 #include "x86.h"
 
@@ -35,6 +36,7 @@ static struct {
 	struct kctx ctx;
 	int verbose;
 	uint32_t watchdog_ms;
+	uint32_t cpu;            /* the CPU running e: only its traps resume rs.ctx */
 } rs;
 
 /* ---- check helpers ------------------------------------------------------- */
@@ -262,7 +264,7 @@ static int verify(const struct machine_state *b, const struct machine_state *a)
 void runner_unexpected(struct trap_frame *tf)
 {
 	trap_dump(tf);
-	if (rs.active) {
+	if (rs.active && rs.cpu == this_cpu()->index) {
 		kprintf("    # experiment %llu aborted by %s\n", (unsigned long long)rs.e->num,
 			trap_name((int)tf->vector));
 		ctx_resume(&rs.ctx);
@@ -273,7 +275,7 @@ void runner_unexpected(struct trap_frame *tf)
 
 void runner_watchdog(struct trap_frame *tf)
 {
-	if (!rs.active)
+	if (!rs.active || rs.cpu != this_cpu()->index)
 		return;
 	kprintf("    # watchdog: experiment %llu still running after %u ms\n",
 		(unsigned long long)rs.e->num, rs.watchdog_ms);
@@ -361,7 +363,8 @@ static void run_one(const struct experiment *e, const char *suffix)
 {
 	struct machine_state before, after;
 	snapshot(&before);
-	rs = (__typeof__(rs)){ .e = e, .verbose = rs.verbose, .watchdog_ms = rs.watchdog_ms };
+	rs = (__typeof__(rs)){ .e = e, .verbose = rs.verbose, .watchdog_ms = rs.watchdog_ms,
+			       .cpu = this_cpu()->index };
 	trap_reset_handlers();
 	arena_reset();
 	kprintf("    KTAP version 1\n    # Subtest: %llu %s\n", (unsigned long long)e->num, e->name);
@@ -411,6 +414,29 @@ static void run_one(const struct experiment *e, const char *suffix)
 	sti();
 }
 
+/* cpu=N / cpu=all: the experiment runs through run_one on that CPU while the
+ * boot CPU waits.  A CPU that does not come back (the watchdog covers only the
+ * experiment itself, not a wedged CPU) fails the experiment and is parked. */
+struct remote_run { const struct experiment *e; const char *suffix; };
+
+static void run_one_remote(void *arg)
+{
+	struct remote_run *r = arg;
+	run_one(r->e, r->suffix);
+}
+
+static void run_on(int cpu, const struct experiment *e, const char *suffix)
+{
+	struct remote_run r = { e, suffix };
+	if (smp_call(cpu, run_one_remote, &r, 2 * rs.watchdog_ms + 5000))
+		return;
+	rs.active = false;
+	test_no++;
+	tally.fail++;
+	kprintf("not ok %d %llu %s%s # TIMEOUT cpu%d did not return\n", test_no,
+		(unsigned long long)e->num, e->name, suffix, cpu);
+}
+
 void runner_main(const struct cmdline *cl)
 {
 	char err[160];
@@ -424,22 +450,35 @@ void runner_main(const struct cmdline *cl)
 		kprintf("KTAP version 1\n1..0 # SKIP command line rejected, nothing run\n");
 		kernel_exit(false);
 	}
+	if (cl->cpu != CMD_CPU_ALL && !smp_cpu_online(cl->cpu)) {
+		kprintf("# tracelab: command line error: cpu=%d is not online (%u CPU(s) online, "
+			"numbered from 0)\n", cl->cpu, ncpus_online);
+		kprintf("KTAP version 1\n1..0 # SKIP command line rejected, nothing run\n");
+		kernel_exit(false);
+	}
 	if (cl->verbose >= 1)
 		list_registry();
-	int planned = 0;
+	int planned = 0, ncpu = cl->cpu == CMD_CPU_ALL ? (int)ncpus_online : 1;
 	for (int i = 0; i < nreg; i++)
-		planned += selectable(cl, reg[i]) * cl->reps;
+		planned += selectable(cl, reg[i]) * cl->reps * ncpu;
 	kprintf("KTAP version 1\n1..%d\n", planned);
 	for (int i = 0; i < nreg; i++) {
 		if (!selectable(cl, reg[i]))
 			continue;
-		for (uint32_t r = 1; r <= cl->reps; r++) {
-			char suffix[24] = "";
-			if (cl->reps > 1)
-				tl_snprintf(suffix, sizeof suffix, " rep=%u", r);
-			run_one(reg[i], suffix);
-			if (cl->pause_ms)
-				delay_us(cl->pause_ms * 1000);
+		for (int c = 0; c < MAX_CPUS; c++) {
+			if (cl->cpu != CMD_CPU_ALL && c != cl->cpu)
+				continue;
+			for (uint32_t r = 1; r <= cl->reps && smp_cpu_online(c); r++) {
+				char suffix[32] = "";
+				int n = 0;
+				if (cl->cpu != 0)
+					n = tl_snprintf(suffix, sizeof suffix, " cpu=%d", c);
+				if (cl->reps > 1)
+					tl_snprintf(suffix + n, sizeof suffix - (size_t)n, " rep=%u", r);
+				run_on(c, reg[i], suffix);
+				if (cl->pause_ms)
+					delay_us(cl->pause_ms * 1000);
+			}
 		}
 	}
 	kprintf("# tracelab: pass:%d fail:%d skip:%d total:%d\n", tally.pass, tally.fail,

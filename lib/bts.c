@@ -1,19 +1,6 @@
 /* BTS record decoding and circular-buffer reconstruction: see inc/bts.h. */
 #include "bts.h"
-
-static uint64_t rd(const uint8_t *p, unsigned n)
-{
-	uint64_t v = 0;
-	for (unsigned i = n; i > 0; i--)
-		v = (v << 8) | p[i - 1];
-	return v;
-}
-
-static void wr(uint8_t *p, unsigned n, uint64_t v)
-{
-	for (unsigned i = 0; i < n; i++, v >>= 8)
-		p[i] = (uint8_t)v;
-}
+#include "le.h"
 
 int bts_decode(const void *p, size_t len, enum ds_format fmt, struct bts_record *r)
 {
@@ -22,9 +9,9 @@ int bts_decode(const void *p, size_t len, enum ds_format fmt, struct bts_record 
 
 	if (len < 3u * w)
 		return BTS_ERR_SHORT;
-	r->from = rd(b, w);
-	r->to = rd(b + w, w);
-	r->flags = rd(b + 2 * w, w);
+	r->from = le_get(b, w);
+	r->to = le_get(b + w, w);
+	r->flags = le_get(b + 2 * w, w);
 	r->predicted = (r->flags & BTS_FLAG_PREDICTED) != 0;
 	return BTS_OK;
 }
@@ -34,9 +21,9 @@ void bts_encode(void *p, enum ds_format fmt, const struct bts_record *r)
 	unsigned w = ds_field_size(fmt);
 	uint8_t *b = p;
 
-	wr(b, w, r->from);
-	wr(b + w, w, r->to);
-	wr(b + 2 * w, w, r->flags | (r->predicted ? BTS_FLAG_PREDICTED : 0));
+	le_put(b, w, r->from);
+	le_put(b + w, w, r->to);
+	le_put(b + 2 * w, w, r->flags | (r->predicted ? BTS_FLAG_PREDICTED : 0));
 }
 
 long bts_ordered(const void *mem, uint64_t base, uint64_t index, uint64_t max, bool wrapped,

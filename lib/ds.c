@@ -1,5 +1,6 @@
 /* Debug Store save-area layout and pointer arithmetic: see inc/ds.h. */
 #include "ds.h"
+#include "le.h"
 
 unsigned ds_field_size(enum ds_format fmt)
 {
@@ -46,48 +47,34 @@ const char *ds_field_name(enum ds_field f)
 	return (unsigned)f < DS_NFIELDS ? names[f] : "?";
 }
 
-static uint64_t get_le(const uint8_t *p, unsigned n)
-{
-	uint64_t v = 0;
-	for (unsigned i = n; i > 0; i--)
-		v = (v << 8) | p[i - 1];
-	return v;
-}
-
-static void put_le(uint8_t *p, unsigned n, uint64_t v)
-{
-	for (unsigned i = 0; i < n; i++, v >>= 8)
-		p[i] = (uint8_t)v;
-}
-
 uint64_t ds_get(const void *area, enum ds_format fmt, enum ds_field f)
 {
-	return get_le((const uint8_t *)area + ds_field_offset(fmt, f), ds_field_size(fmt));
+	return le_get((const uint8_t *)area + ds_field_offset(fmt, f), ds_field_size(fmt));
 }
 
 void ds_put(void *area, enum ds_format fmt, enum ds_field f, uint64_t v)
 {
-	put_le((uint8_t *)area + ds_field_offset(fmt, f), ds_field_size(fmt), v);
+	le_put((uint8_t *)area + ds_field_offset(fmt, f), ds_field_size(fmt), v);
 }
 
 uint64_t ds_get_gp_reset(const void *area, enum ds_format fmt, unsigned n)
 {
 	unsigned off = ds_gp_reset_offset(fmt, n);
-	return off ? get_le((const uint8_t *)area + off, 8) : 0;
+	return off ? le_get((const uint8_t *)area + off, 8) : 0;
 }
 
 void ds_put_gp_reset(void *area, enum ds_format fmt, unsigned n, uint64_t v)
 {
 	unsigned off = ds_gp_reset_offset(fmt, n);
 	if (off)
-		put_le((uint8_t *)area + off, 8, v);
+		le_put((uint8_t *)area + off, 8, v);
 }
 
 void ds_put_fixed_reset(void *area, enum ds_format fmt, unsigned n, uint64_t v)
 {
 	unsigned off = ds_fixed_reset_offset(fmt, n);
 	if (off)
-		put_le((uint8_t *)area + off, 8, v);
+		le_put((uint8_t *)area + off, 8, v);
 }
 
 void ds_get_buf(const void *area, enum ds_format fmt, bool pebs, struct ds_buf *b)

@@ -1,17 +1,8 @@
 /* Multiboot2 information parser (Multiboot2 specification, section 3.6). */
 #include "bootinfo.h"
+#include "le.h"
 #include "fmt.h"
 #include "str.h"
-
-static uint32_t rd32(const uint8_t *p)
-{
-	return p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t rd64(const uint8_t *p)
-{
-	return rd32(p) | (uint64_t)rd32(p + 4) << 32;
-}
 
 static void problem(struct boot_info *bi, const char *what, uint32_t off)
 {
@@ -38,7 +29,7 @@ static void parse_mmap(struct boot_info *bi, const uint8_t *t, uint32_t size, ui
 		problem(bi, "memory-map tag too short", off);
 		return;
 	}
-	uint32_t esize = rd32(t + 8);
+	uint32_t esize = (uint32_t)le_get(t + 8, 4);
 	if (esize < 24 || esize % 8) {
 		problem(bi, "memory-map entry_size invalid", off);
 		return;
@@ -49,9 +40,9 @@ static void parse_mmap(struct boot_info *bi, const uint8_t *t, uint32_t size, ui
 			break;
 		}
 		struct mem_region *r = &bi->mmap[bi->nmmap++];
-		r->base = rd64(t + p);
-		r->len = rd64(t + p + 8);
-		r->type = rd32(t + p + 16);
+		r->base = le_get(t + p, 8);
+		r->len = le_get(t + p + 8, 8);
+		r->type = (uint32_t)le_get(t + p + 16, 4);
 	}
 	if ((size - 16) % esize)
 		problem(bi, "memory-map tag size not a multiple of entry_size", off);
@@ -63,10 +54,10 @@ static void parse_fb(struct boot_info *bi, const uint8_t *t, uint32_t size, uint
 		problem(bi, "framebuffer tag too short", off);
 		return;
 	}
-	bi->fb_addr = rd64(t + 8);
-	bi->fb_pitch = rd32(t + 16);
-	bi->fb_width = rd32(t + 20);
-	bi->fb_height = rd32(t + 24);
+	bi->fb_addr = le_get(t + 8, 8);
+	bi->fb_pitch = (uint32_t)le_get(t + 16, 4);
+	bi->fb_width = (uint32_t)le_get(t + 20, 4);
+	bi->fb_height = (uint32_t)le_get(t + 24, 4);
 	bi->fb_bpp = t[28];
 	bi->fb_type = t[29];
 	if (bi->fb_type == FB_TYPE_RGB) {
@@ -98,7 +89,7 @@ int mb2_parse(const void *mbi, size_t avail, struct boot_info *bi)
 		problem(bi, "shorter than its fixed part", 0);
 		return bi->nproblems;
 	}
-	uint32_t total = rd32(base);
+	uint32_t total = (uint32_t)le_get(base, 4);
 	if (total > avail) {
 		problem(bi, "total_size exceeds what was copied", 0);
 		total = (uint32_t)avail;
@@ -107,7 +98,7 @@ int mb2_parse(const void *mbi, size_t avail, struct boot_info *bi)
 	bool ended = false;
 	while (off + 8 <= total) {
 		const uint8_t *t = base + off;
-		uint32_t type = rd32(t), size = rd32(t + 4);
+		uint32_t type = (uint32_t)le_get(t, 4), size = (uint32_t)le_get(t + 4, 4);
 		if (size < 8 || size > total - off) {
 			problem(bi, "tag size out of bounds", off);
 			break;

@@ -1,18 +1,11 @@
 /* PEBS record decoding for every record format: see inc/pebs.h. */
 #include "pebs.h"
+#include "le.h"
 #include "fbuf.h"
-
-static uint64_t rd(const uint8_t *p, unsigned n)
-{
-	uint64_t v = 0;
-	for (unsigned i = n; i > 0; i--)
-		v = (v << 8) | p[i - 1];
-	return v;
-}
 
 static uint64_t q(const uint8_t *p, unsigned off)
 {
-	return rd(p + off, 8);
+	return le_get(p + off, 8);
 }
 
 const char *pebs_strerror(int err)
@@ -181,10 +174,10 @@ int pebs_decode(const void *pv, size_t len, enum pebs_layout l, uint64_t cfg, st
 		if (len < 40)
 			return PEBS_ERR_TRUNCATED;
 		r->size = 40;
-		r->rflags = rd(p, 4);
-		r->ip = rd(p + 4, 4);
+		r->rflags = le_get(p, 4);
+		r->ip = le_get(p + 4, 4);
 		for (unsigned i = 0; i < 8; i++)
-			r->gpr[i] = rd(p + 8 + 4 * i, 4);
+			r->gpr[i] = le_get(p + 8 + 4 * i, 4);
 		r->valid = PEBS_V_FLAGS_IP | PEBS_V_GPRS;
 		return PEBS_OK;
 	}

@@ -5,6 +5,7 @@
  * byte of extended (02h) opcodes.  Every read is bounds-checked against the
  * buffer; nothing here loops without consuming input. */
 #include "pt.h"
+#include "le.h"
 
 /* first-byte classes */
 enum {
@@ -70,14 +71,6 @@ static void build_tables(void)
 	tables_ready = true;
 }
 
-static inline uint64_t le(const uint8_t *p, unsigned n)
-{
-	uint64_t v = 0;
-	for (unsigned i = 0; i < n; i++)
-		v |= (uint64_t)p[i] << (8 * i);
-	return v;
-}
-
 void ptd_init(struct ptd_decoder *d, const void *buf, size_t len)
 {
 	if (!tables_ready)
@@ -134,7 +127,7 @@ static int decode_ip(struct ptd_decoder *d, struct ptd_packet *p, const uint8_t 
 		return PTD_ERR_BAD_PACKET;      /* IPBytes 101b, 111b: reserved */
 	if (avail < (size_t)n + 1)
 		return PTD_ERR_TRUNC;
-	uint64_t raw = le(b + 1, (unsigned)n), ip = 0;
+	uint64_t raw = le_get(b + 1, (unsigned)n), ip = 0;
 	bool partial = false;
 	switch (ipc) {
 	case PTD_IPC_SUPPRESSED:
@@ -244,12 +237,12 @@ static int decode_ext(struct ptd_decoder *d, struct ptd_packet *p, const uint8_t
 		return PTD_OK;
 	case X_TNT64:
 		NEED(8);
-		return tnt_payload(p, le(b + 2, 6), PTD_TNT64, 8);
+		return tnt_payload(p, le_get(b + 2, 6), PTD_TNT64, 8);
 	case X_PIP:
 		NEED(8);
 		{
 			/* byte 2 bit 0: NR; CR3[51:5] in payload bits 47:1 */
-			uint64_t v = le(b + 2, 6);
+			uint64_t v = le_get(b + 2, 6);
 			p->type = PTD_PIP;
 			p->size = 8;
 			p->u.pip.nr = v & 1;
@@ -263,14 +256,14 @@ static int decode_ext(struct ptd_decoder *d, struct ptd_packet *p, const uint8_t
 			return PTD_ERR_BAD_PACKET;
 		p->type = PTD_TMA;
 		p->size = 7;
-		p->u.tma.ctc = (uint16_t)le(b + 2, 2);
-		p->u.tma.fc = (uint16_t)le(b + 5, 2);
+		p->u.tma.ctc = (uint16_t)le_get(b + 2, 2);
+		p->u.tma.fc = (uint16_t)le_get(b + 5, 2);
 		return PTD_OK;
 	case X_VMCS:
 		NEED(7);
 		p->type = PTD_VMCS;
 		p->size = 7;
-		p->u.vmcs = le(b + 2, 5) << 12;
+		p->u.vmcs = le_get(b + 2, 5) << 12;
 		return PTD_OK;
 	case X_EXT2:
 		NEED(3);
@@ -279,7 +272,7 @@ static int decode_ext(struct ptd_decoder *d, struct ptd_packet *p, const uint8_t
 		NEED(11);
 		p->type = PTD_MNT;
 		p->size = 11;
-		p->u.mnt = le(b + 3, 8);
+		p->u.mnt = le_get(b + 3, 8);
 		return PTD_OK;
 	case X_PTW: {
 		unsigned plc = (x >> 5) & 3;
@@ -289,7 +282,7 @@ static int decode_ext(struct ptd_decoder *d, struct ptd_packet *p, const uint8_t
 		NEED(2 + n);
 		p->type = PTD_PTW;
 		p->size = (uint8_t)(2 + n);
-		p->u.ptw.payload = le(b + 2, n);
+		p->u.ptw.payload = le_get(b + 2, n);
 		p->u.ptw.plc = (uint8_t)plc;
 		p->u.ptw.ip = x & 0x80;
 		return PTD_OK;
@@ -303,14 +296,14 @@ static int decode_ext(struct ptd_decoder *d, struct ptd_packet *p, const uint8_t
 		NEED(10);
 		p->type = PTD_MWAIT;
 		p->size = 10;
-		p->u.mwait.hints = (uint32_t)le(b + 2, 4);
-		p->u.mwait.ext = (uint32_t)le(b + 6, 4);
+		p->u.mwait.hints = (uint32_t)le_get(b + 2, 4);
+		p->u.mwait.ext = (uint32_t)le_get(b + 6, 4);
 		return PTD_OK;
 	case X_PWRE:
 		NEED(4);
 		p->type = PTD_PWRE;
 		p->size = 4;
-		p->u.pwre.raw = (uint16_t)le(b + 2, 2);
+		p->u.pwre.raw = (uint16_t)le_get(b + 2, 2);
 		p->u.pwre.hw = b[2] & 0x80;
 		p->u.pwre.state = b[3] >> 4;
 		p->u.pwre.sub_state = b[3] & 0xf;
@@ -348,7 +341,7 @@ static int decode_ext(struct ptd_decoder *d, struct ptd_packet *p, const uint8_t
 		p->type = PTD_EVD;
 		p->size = 11;
 		p->u.evd.type = b[2] & 0x1f;
-		p->u.evd.payload = le(b + 3, 8);
+		p->u.evd.payload = le_get(b + 3, 8);
 		return PTD_OK;
 	}
 	return PTD_ERR_BAD_OPC;
@@ -367,7 +360,7 @@ static int decode_one(struct ptd_decoder *d, struct ptd_packet *p)
 		p->type = PTD_BIP;
 		p->size = (uint8_t)(1 + d->blk);
 		p->u.bip.id = op >> 3;
-		p->u.bip.value = le(b + 1, d->blk);
+		p->u.bip.value = le_get(b + 1, d->blk);
 		return PTD_OK;
 	}
 	switch (first_class[op]) {
@@ -393,7 +386,7 @@ static int decode_one(struct ptd_decoder *d, struct ptd_packet *p)
 		NEED(8);
 		p->type = PTD_TSC;
 		p->size = 8;
-		p->u.tsc = le(b + 1, 7);
+		p->u.tsc = le_get(b + 1, 7);
 		return PTD_OK;
 	case K_MTC:
 		NEED(2);

@@ -22,6 +22,16 @@ grep -E '^not ok|^#' $B/host-tests.log | head -40
 tail -1 $B/host-tests.log
 count $B/host-tests.log
 
+echo "== harness tests (tests/test_matrix.py)"
+if python3 tests/test_matrix.py > $B/harness.log 2>&1; then hf=0; else hf=1; fi
+hn=$(grep -oE 'Ran [0-9]+ tests' $B/harness.log | grep -oE '[0-9]+')
+hfail=$(grep -oE '(failures|errors)=[0-9]+' $B/harness.log | grep -oE '[0-9]+' | awk '{ s += $1 } END { print s + 0 }')
+[ $hf = 0 ] && hfail=0
+[ -n "$hfail" ] || hfail=1
+echo "harness: $(( ${hn:-0} - hfail )) passed, $hfail failed" | tee $B/harness-summary.log
+[ $hf = 0 ] || tail -30 $B/harness.log
+count $B/harness-summary.log
+
 echo "== fuzzers (${FUZZ_SECONDS} s each)"
 fp=0 ff=0
 for f in $B/fuzz/fuzz_*; do

@@ -12,14 +12,16 @@
 #     -s N        number of CPUs                                          [1]
 #     -g          gdb stub on :1234, CPU halted at start
 #     -d          show the screen (default: -display none)
+#     -n          no serial port, as on most laptops: the screen is the only
+#                 output (with -d; tests/usb-boot.sh checks this unattended)
 #     -I FILE     ISO path                                   [build/tracelab.iso]
 # Exit status: 0 when every experiment passed or skipped, 1 otherwise, 2 on a
 # boot that never reached the summary (QEMU's isa-debug-exit gives 1 / 3).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-run=all args="" iso=0 uefi=0 usb=0 kvm=0 cpu_model="" smp=1 gdb=0 display=0
+run=all args="" iso=0 uefi=0 usb=0 kvm=0 cpu_model="" smp=1 gdb=0 display=0 serial=stdio
 iso_path="$here/build/tracelab.iso"
-while getopts "r:a:iuUkc:s:gdI:h" o; do
+while getopts "r:a:iuUkc:s:gdnI:h" o; do
 	case $o in
 	r) run=$OPTARG ;;
 	a) args=$OPTARG ;;
@@ -31,13 +33,14 @@ while getopts "r:a:iuUkc:s:gdI:h" o; do
 	s) smp=$OPTARG ;;
 	g) gdb=1 ;;
 	d) display=1 ;;
+	n) serial=none ;;
 	I) iso_path=$OPTARG ;;
-	*) sed -n '2,20p' "$0"; exit 2 ;;
+	*) sed -n '2,19p' "$0"; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
 
-q=(qemu-system-x86_64 -m 256 -smp "$smp" -no-reboot -serial stdio
+q=(qemu-system-x86_64 -m 256 -smp "$smp" -no-reboot -serial "$serial"
    -device isa-debug-exit,iobase=0xf4,iosize=4)
 [ $display = 1 ] || q+=(-display none)
 [ $kvm = 1 ] && q+=(-accel kvm) || q+=(-accel tcg)

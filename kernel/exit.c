@@ -3,6 +3,7 @@
  * 3 = something failed (run-qemu.sh maps them to 0 and 1). */
 #include "cmdline.h"
 #include "console.h"
+#include "report.h"
 #include "runner.h"
 #include "x86.h"
 
@@ -23,6 +24,7 @@ static void bochs_shutdown(void)
 void kernel_exit(bool ok)
 {
 	enum exit_mode m = kcmdline.exit_mode;
+	report_final(ok, kcmdline.cpu_report_only);
 	if (m == EXIT_AUTO || m == EXIT_QEMU)
 		qemu_exit(ok);
 	if (m == EXIT_AUTO || m == EXIT_BOCHS)

@@ -263,6 +263,7 @@ static int verify(const struct machine_state *b, const struct machine_state *a)
 
 void runner_unexpected(struct trap_frame *tf)
 {
+	kprintf("# unexpected exception or interrupt:\n");
 	trap_dump(tf);
 	if (rs.active && rs.cpu == this_cpu()->index) {
 		kprintf("    # experiment %llu aborted by %s\n", (unsigned long long)rs.e->num,
@@ -428,6 +429,13 @@ static void run_one_remote(void *arg)
 static void run_on(int cpu, const struct experiment *e, const char *suffix)
 {
 	struct remote_run r = { e, suffix };
+	if (!smp_cpu_online(cpu)) {
+		test_no++;
+		tally.skip++;
+		kprintf("ok %d %llu %s%s # SKIP cpu%d went offline earlier in this run\n", test_no,
+			(unsigned long long)e->num, e->name, suffix, cpu);
+		return;
+	}
 	if (smp_call(cpu, run_one_remote, &r, 2 * rs.watchdog_ms + 5000))
 		return;
 	rs.active = false;
@@ -458,6 +466,9 @@ void runner_main(const struct cmdline *cl)
 	}
 	if (cl->verbose >= 1)
 		list_registry();
+	bool on[MAX_CPUS];
+	for (int c = 0; c < MAX_CPUS; c++)
+		on[c] = smp_cpu_online(c) && (cl->cpu == CMD_CPU_ALL || c == cl->cpu);
 	int planned = 0, ncpu = cl->cpu == CMD_CPU_ALL ? (int)ncpus_online : 1;
 	for (int i = 0; i < nreg; i++)
 		planned += selectable(cl, reg[i]) * cl->reps * ncpu;
@@ -466,9 +477,9 @@ void runner_main(const struct cmdline *cl)
 		if (!selectable(cl, reg[i]))
 			continue;
 		for (int c = 0; c < MAX_CPUS; c++) {
-			if (cl->cpu != CMD_CPU_ALL && c != cl->cpu)
+			if (!on[c])
 				continue;
-			for (uint32_t r = 1; r <= cl->reps && smp_cpu_online(c); r++) {
+			for (uint32_t r = 1; r <= cl->reps; r++) {
 				char suffix[32] = "";
 				int n = 0;
 				if (cl->cpu != 0)

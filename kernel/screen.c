@@ -1,72 +1,225 @@
 /* Screen console.  Under QEMU's -kernel boot this is VGA text; from GRUB it is
- * usually a linear framebuffer (always under UEFI), drawn with an 8x16 font.
- * Scrolling moves half a screen at once so that a long run costs few copies. */
+ * usually a linear framebuffer (always under UEFI), drawn with an 8x16 font,
+ * each glyph pixel doubled or tripled on large screens so that text stays
+ * readable — and photographable — at 1920x1080 and beyond.
+ *
+ * The text lives in a cell array (character + colour) and the screen is drawn
+ * from it, never read back: framebuffer memory is slow to read on real hardware
+ * (uncached or write-through, often across PCIe).  A cell is drawn only when it
+ * differs from what is on the screen, so a scroll costs about as many glyphs as
+ * there is text, not the whole screen's pixels. */
 #include <stdint.h>
 #include "fmt.h"
 #include "mem.h"
+#include "report.h"
 #include "screen.h"
+#include "x86.h"
 
 extern const uint8_t font8x16[128 * 16];
 
+#define MAXC 256
+#define MAXR 128
+#define BLANK ((uint16_t)' ')
+#define CELL(ch, c) ((uint16_t)((uint8_t)(ch) | (uint16_t)(c) << 8))
+
 enum { NONE, VGA, FB };
 static int kind;
-static uint32_t cols, rows, col, row;
+static uint32_t cols, rows, col, row, scale = 1;
 static int color;
+static uint16_t text[MAXR][MAXC];       /* what should be on the screen */
+static uint16_t shown[MAXR][MAXC];      /* what is */
+static char status[MAXC + 1];
+static bool status_on;
 
-/* VGA text */
+/* the line being printed, for the KTAP tap (report_line) */
+static char line[200];
+static uint32_t line_len;
+
+/* VGA text attributes per colour */
 static volatile uint16_t *const vga = (volatile uint16_t *)0xb8000;
-static const uint8_t vga_attr[] = { 0x07, 0x0a, 0x0c, 0x0e, 0x0b };
+static const uint8_t vga_attr[SC_NCOLORS] = { 0x07, 0x0a, 0x0c, 0x0e, 0x0b, 0x0f, 0x70 };
 
 /* framebuffer */
 static uint8_t *fb;
 static uint32_t pitch, width, height, bpp;
-static const struct boot_info *fbi;
-static uint32_t fb_rgb[5];
-static char desc[96];
+static bool channels_fixed;     /* the loader's colour layout was unusable */
+static uint32_t fg_rgb[SC_NCOLORS], bg_rgb[SC_NCOLORS];
+static char desc[128], brief[40];
+
+/* Colour channel layout: the loader's, when it makes sense for the depth;
+ * otherwise the usual one (x)RGB 8:8:8 or RGB 5:6:5. */
+static uint8_t rpos, rsize, gpos, gsize, bpos, bsize;
+
+static bool channel_ok(uint8_t pos, uint8_t size)
+{
+	return size >= 1 && size <= 8 && pos + size <= bpp;
+}
+
+static void pick_channels(const struct boot_info *bi)
+{
+	rpos = bi->fb_rpos, rsize = bi->fb_rsize;
+	gpos = bi->fb_gpos, gsize = bi->fb_gsize;
+	bpos = bi->fb_bpos, bsize = bi->fb_bsize;
+	if (channel_ok(rpos, rsize) && channel_ok(gpos, gsize) && channel_ok(bpos, bsize))
+		return;
+	if (bpp == 16)
+		rpos = 11, rsize = 5, gpos = 5, gsize = 6, bpos = 0, bsize = 5;
+	else
+		rpos = 16, rsize = 8, gpos = 8, gsize = 8, bpos = 0, bsize = 8;
+	channels_fixed = true;
+}
 
 static uint32_t rgb(uint8_t r, uint8_t g, uint8_t b)
 {
-	const struct boot_info *bi = fbi;
-	uint32_t v = 0;
-	v |= (uint32_t)(r >> (8 - bi->fb_rsize)) << bi->fb_rpos;
-	v |= (uint32_t)(g >> (8 - bi->fb_gsize)) << bi->fb_gpos;
-	v |= (uint32_t)(b >> (8 - bi->fb_bsize)) << bi->fb_bpos;
-	return v;
+	return (uint32_t)(r >> (8 - rsize)) << rpos | (uint32_t)(g >> (8 - gsize)) << gpos |
+	       (uint32_t)(b >> (8 - bsize)) << bpos;
+}
+
+/* One glyph pixel becomes scale x scale screen pixels: 2x from about 1800x1000,
+ * 3x from about 2700x1500, so a line of KTAP (up to ~120 characters) still fits. */
+static uint32_t pick_scale(uint32_t w, uint32_t h)
+{
+	uint32_t s = w / 900 < h / 500 ? w / 900 : h / 500;
+	return s < 1 ? 1 : s > 3 ? 3 : s;
+}
+
+static void fb_glyph(uint32_t cx, uint32_t cy, uint16_t cell)
+{
+	const uint8_t *g = &font8x16[(cell & 0x7f) * 16];
+	uint32_t fg = fg_rgb[cell >> 8], bg = bg_rgb[cell >> 8], bytes = bpp / 8;
+	uint32_t w = 8 * scale;
+	uint8_t px[8 * 3 * 4];                  /* one glyph row as it goes to the screen */
+	uint8_t *dst = fb + (uint64_t)cy * 16 * scale * pitch + (uint64_t)cx * w * bytes;
+	for (uint32_t gy = 0; gy < 16; gy++) {
+		uint8_t *p = px;
+		for (uint32_t x = 0; x < 8; x++) {
+			uint32_t v = (g[gy] << x) & 0x80 ? fg : bg;
+			for (uint32_t r = 0; r < scale; r++, p += bytes) {
+				if (bytes == 4)
+					*(uint32_t *)p = v;
+				else if (bytes == 3)
+					p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8), p[2] = (uint8_t)(v >> 16);
+				else
+					*(uint16_t *)p = (uint16_t)v;
+			}
+		}
+		for (uint32_t r = 0; r < scale; r++, dst += pitch)
+			memcpy(dst, px, w * bytes);
+	}
+}
+
+static void draw(uint32_t x, uint32_t y)
+{
+	uint16_t v = text[y][x];
+	if (shown[y][x] == v)
+		return;
+	shown[y][x] = v;
+	if (kind == VGA)
+		vga[y * cols + x] = (uint16_t)(vga_attr[v >> 8] << 8) | (uint8_t)v;
+	else
+		fb_glyph(x, y, v);
+}
+
+static void draw_rows(uint32_t from, uint32_t to)
+{
+	for (uint32_t y = from; y < to; y++)
+		for (uint32_t x = 0; x < cols; x++)
+			draw(x, y);
+}
+
+static uint32_t text_rows(void)
+{
+	return rows - (status_on && rows > 1);
+}
+
+static void draw_status(void)
+{
+	if (!status_on || rows < 2)
+		return;
+	bool end = false;
+	for (uint32_t x = 0; x < cols; x++) {
+		end = end || !status[x];
+		text[rows - 1][x] = CELL(end ? ' ' : status[x], SC_STATUS);
+	}
+	draw_rows(rows - 1, rows);
+}
+
+/* A few lines at a time: most of the screen stays for the eye to follow, and a
+ * redraw serves several lines. */
+static void scroll_by(uint32_t k)
+{
+	uint32_t n = text_rows();
+	if (k >= n)
+		k = n - 1 ? n - 1 : 1;
+	memmove(text[0], text[k], sizeof text[0] * (n - k));
+	for (uint32_t y = n - k; y < n; y++)
+		for (uint32_t x = 0; x < cols; x++)
+			text[y][x] = BLANK;
+	draw_rows(0, n);
+	row = n - k;
+}
+
+static void scroll(void)
+{
+	scroll_by(text_rows() / 4 ? text_rows() / 4 : 1);
 }
 
 void screen_init(const struct boot_info *bi)
 {
-	if (bi->has_fb && bi->fb_type == FB_TYPE_RGB && bi->fb_addr < (1ULL << 39)) {
+	if (bi->has_fb && bi->fb_type == FB_TYPE_RGB && bi->fb_addr < (1ULL << 39) &&
+	    (bi->fb_bpp == 16 || bi->fb_bpp == 24 || bi->fb_bpp == 32)) {
 		kind = FB;
-		fbi = bi;
 		fb = (uint8_t *)(uintptr_t)bi->fb_addr;
 		pitch = bi->fb_pitch;
 		width = bi->fb_width;
 		height = bi->fb_height;
 		bpp = bi->fb_bpp;
-		cols = width / 8;
-		rows = height / 16;
-		fb_rgb[0] = rgb(0xc0, 0xc0, 0xc0);
-		fb_rgb[1] = rgb(0x40, 0xff, 0x40);
-		fb_rgb[2] = rgb(0xff, 0x50, 0x50);
-		fb_rgb[3] = rgb(0xff, 0xff, 0x40);
-		fb_rgb[4] = rgb(0x40, 0xe0, 0xff);
+		pick_channels(bi);
+		scale = pick_scale(width, height);
+		cols = width / (8 * scale);
+		rows = height / (16 * scale);
+		static const uint8_t fgs[SC_NCOLORS][3] = {
+			{ 0xc0, 0xc0, 0xc0 }, { 0x40, 0xff, 0x40 }, { 0xff, 0x50, 0x50 },
+			{ 0xff, 0xff, 0x40 }, { 0x40, 0xe0, 0xff }, { 0xff, 0xff, 0xff },
+			{ 0x00, 0x00, 0x00 },
+		};
+		for (int i = 0; i < SC_NCOLORS; i++) {
+			fg_rgb[i] = rgb(fgs[i][0], fgs[i][1], fgs[i][2]);
+			bg_rgb[i] = i == SC_STATUS ? rgb(0xb0, 0xb0, 0xb0) : 0;
+		}
 		for (uint32_t y = 0; y < height; y++)
 			memset(fb + (uint64_t)y * pitch, 0, (uint64_t)width * bpp / 8);
-		tl_snprintf(desc, sizeof desc, "framebuffer %ux%ux%u at 0x%llx, %ux%u text",
-			    width, height, bpp, (unsigned long long)bi->fb_addr, cols, rows);
 	} else if (!bi->has_fb || bi->fb_type == FB_TYPE_EGA_TEXT) {
 		kind = VGA;
 		cols = 80;
 		rows = 25;
 		for (uint32_t i = 0; i < cols * rows; i++)
 			vga[i] = 0x0720;
-		tl_snprintf(desc, sizeof desc, "VGA text 80x25 at 0xb8000");
+		/* no blinking hardware cursor: CRTC cursor start register, bit 5 = off */
+		outb(0x3d4, 0x0a);
+		outb(0x3d5, 0x20);
 	} else {
 		kind = NONE;
 		tl_snprintf(desc, sizeof desc, "none (framebuffer type %u, %u bpp unsupported)",
 			    bi->fb_type, bi->fb_bpp);
 	}
+	if (cols > MAXC)
+		cols = MAXC;
+	if (rows > MAXR)
+		rows = MAXR;
+	for (uint32_t y = 0; y < MAXR; y++)
+		for (uint32_t x = 0; x < MAXC; x++)
+			text[y][x] = shown[y][x] = BLANK;
+	if (kind == FB)
+		tl_snprintf(desc, sizeof desc, "framebuffer %ux%ux%u at 0x%llx, %ux%u text (font 8x16 x%u)%s",
+			    width, height, bpp, (unsigned long long)bi->fb_addr, cols, rows, scale,
+			    channels_fixed ? ", colours assumed RGB" : "");
+	else if (kind == VGA)
+		tl_snprintf(desc, sizeof desc, "VGA text 80x25 at 0xb8000");
+	if (kind == FB)
+		tl_snprintf(brief, sizeof brief, "fb %ux%ux%u x%u", width, height, bpp, scale);
+	else
+		tl_snprintf(brief, sizeof brief, kind == VGA ? "vga-text" : "no-screen");
 	col = row = 0;
 }
 
@@ -75,72 +228,103 @@ const char *screen_describe(void)
 	return desc;
 }
 
+const char *screen_brief(void)
+{
+	return brief;
+}
+
+unsigned screen_cols(void)
+{
+	return kind == NONE ? 0 : cols;
+}
+
 void screen_color(int c)
 {
-	color = c >= 0 && c < 5 ? c : 0;
+	color = c >= 0 && c < SC_NCOLORS ? c : 0;
 }
 
-static void fb_pixel(uint8_t *p, uint32_t v)
+static void newline(void)
 {
-	if (bpp == 32)
-		*(volatile uint32_t *)p = v;
-	else if (bpp == 24) {
-		p[0] = v;
-		p[1] = v >> 8;
-		p[2] = v >> 16;
-	} else
-		*(volatile uint16_t *)p = v;
+	col = 0;
+	if (++row >= text_rows())
+		scroll();
 }
 
-static void fb_glyph(uint32_t cx, uint32_t cy, char ch)
-{
-	const uint8_t *g = &font8x16[((unsigned char)ch & 0x7f) * 16];
-	uint32_t bytes = bpp / 8;
-	for (int y = 0; y < 16; y++) {
-		uint8_t *line = fb + (uint64_t)(cy * 16 + y) * pitch + (uint64_t)cx * 8 * bytes;
-		for (int x = 0; x < 8; x++)
-			fb_pixel(line + x * bytes, (g[y] & (0x80 >> x)) ? fb_rgb[color] : 0);
-	}
-}
-
-static void scroll(void)
-{
-	uint32_t keep = rows / 2, drop = rows - keep;
-	if (kind == VGA) {
-		memmove((void *)vga, (const void *)(vga + drop * cols), keep * cols * 2);
-		for (uint32_t i = keep * cols; i < rows * cols; i++)
-			vga[i] = 0x0720;
-	} else if (kind == FB) {
-		uint64_t line = (uint64_t)16 * pitch;
-		memmove(fb, fb + drop * line, keep * line);
-		for (uint32_t y = keep * 16; y < rows * 16; y++)
-			memset(fb + (uint64_t)y * pitch, 0, (uint64_t)width * bpp / 8);
-	}
-	row = keep;
-}
-
-void screen_putc(char c)
+static void put(char c)
 {
 	if (kind == NONE)
 		return;
 	if (c == '\n') {
-		col = 0;
-		if (++row == rows)
-			scroll();
+		newline();
 		return;
 	}
 	if (c == '\r') {
 		col = 0;
 		return;
 	}
-	if (col == cols) {
-		col = 0;
-		if (++row == rows)
-			scroll();
-	}
-	if (kind == VGA)
-		vga[row * cols + col] = (uint16_t)(vga_attr[color] << 8) | (uint8_t)c;
-	else
-		fb_glyph(col, row, c);
+	if (c == '\t')
+		c = ' ';
+	if (col == cols)
+		newline();
+	text[row][col] = CELL(c, color);
+	draw(col, row);
 	col++;
+}
+
+void screen_putc(char c)
+{
+	if (c == '\n') {
+		line[line_len] = 0;
+		line_len = 0;
+		put(c);
+		report_line(line);      /* after the newline: report may redraw the status bar */
+		return;
+	}
+	if (c != '\r' && line_len < sizeof line - 1)
+		line[line_len++] = c;
+	put(c);
+}
+
+void screen_puts(const char *s, int c)
+{
+	int saved = color;
+	screen_color(c);
+	while (*s)
+		put(*s++);
+	color = saved;
+}
+
+void screen_clear(void)
+{
+	if (kind == NONE)
+		return;
+	for (uint32_t y = 0; y < text_rows(); y++)
+		for (uint32_t x = 0; x < cols; x++)
+			text[y][x] = BLANK;
+	draw_rows(0, text_rows());
+	col = row = 0;
+}
+
+void screen_status(const char *s)
+{
+	if (kind == NONE)
+		return;
+	if (!s) {
+		if (status_on) {
+			status_on = false;
+			for (uint32_t x = 0; x < cols; x++)
+				text[rows - 1][x] = BLANK;
+			draw_rows(rows - 1, rows);
+		}
+		return;
+	}
+	tl_snprintf(status, sizeof status, "%s", s);
+	if (!status_on && rows > 1) {
+		if (row >= rows - 1) {  /* the cursor is on the line the bar takes */
+			scroll_by(1);
+			row = rows - 2;
+		}
+		status_on = true;
+	}
+	draw_status();
 }

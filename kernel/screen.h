@@ -1,13 +1,29 @@
-/* The screen console: a multiboot framebuffer with the built-in 8x16 font, or
- * VGA text mode at 0xb8000 when that is what we have. */
+/* The screen console: a multiboot framebuffer drawn with the built-in 8x16 font
+ * (scaled up on large screens), or VGA text mode at 0xb8000 when that is what we
+ * have.  Text scrolls a few lines at a time; the bottom line can hold a status bar. */
 #ifndef KERNEL_SCREEN_H
 #define KERNEL_SCREEN_H
 #include "bootinfo.h"
 
+/* Colours: the first five are console_color()'s; the rest are the screen's own. */
+enum { SC_NORMAL, SC_PASS, SC_FAIL, SC_SKIP, SC_HEAD, SC_BRIGHT, SC_STATUS, SC_NCOLORS };
+
 void screen_init(const struct boot_info *bi);
+/* Every character the console prints.  Each completed line is also handed to
+ * report_line() (kernel/report.c), which picks the results out of the KTAP. */
 void screen_putc(char c);
 void screen_color(int c);
+/* Screen-only output (the final summary): no serial, no KTAP tap. */
+void screen_puts(const char *s, int color);
+/* Empties the text area (not the status bar) and puts the cursor top left. */
+void screen_clear(void);
+/* The status bar on the bottom line; 0 removes it. */
+void screen_status(const char *s);
+/* Text columns, for callers that wrap their own lines; 0 without a screen. */
+unsigned screen_cols(void);
 /* describes the console in use, for the boot report */
 const char *screen_describe(void);
+/* the same in a few words ("fb 1920x1080x32 x2", "vga-text"), for the hardware report */
+const char *screen_brief(void);
 
 #endif

@@ -38,6 +38,7 @@ struct mailbox {
 	void (*fn)(void *);
 	void *arg;
 	uint32_t posted, done, wakes;
+	bool busy;              /* serving an item: a wait inside it must not serve it again */
 };
 static volatile struct mailbox mbox[MAX_CPUS];
 static volatile uint32_t ap_index, ap_alive;
@@ -86,12 +87,14 @@ static bool serve(uint32_t me)
 {
 	volatile struct mailbox *m = &mbox[me];
 	uint32_t p = m->posted;
-	if (p == m->done || m->wakes != p)
+	if (p == m->done || m->wakes != p || m->busy)
 		return false;
+	m->busy = true;
 	barrier();
 	m->fn(m->arg);
 	cli();
 	barrier();
+	m->busy = false;
 	m->done = p;
 	return true;
 }
@@ -149,7 +152,10 @@ bool smp_call(int cpu, void (*fn)(void *), void *arg, uint32_t timeout_ms)
 		fn(arg);
 		return true;
 	}
-	return smp_post(cpu, fn, arg) && smp_wait(cpu, timeout_ms);
+	/* an earlier item may still be running (e.g. a helper whose experiment was
+	 * aborted): let it finish first, under the same limit */
+	return smp_cpu_online(cpu) && smp_wait(cpu, timeout_ms) && smp_post(cpu, fn, arg) &&
+	       smp_wait(cpu, timeout_ms);
 }
 
 /* An AP's life after start-up: halted until a wake IPI, then the work.  STI
@@ -199,6 +205,7 @@ static bool start_ap(uint32_t idx, uint32_t id)
 	ap_index = idx;
 	ap_alive = 0;
 	mbox[idx].posted = mbox[idx].done = mbox[idx].wakes = 0;
+	mbox[idx].busy = false;
 
 	apic_write(APIC_ESR, 0);
 	uint64_t t0 = rdtsc();

@@ -115,7 +115,7 @@ static void stack_trace(uint64_t rbp)
 
 void trap_dump(const struct trap_frame *tf)
 {
-	kprintf("# unexpected %s (vector %llu) error=0x%llx on cpu %u\n", trap_name((int)tf->vector),
+	kprintf("# %s (vector %llu) error=0x%llx on cpu %u\n", trap_name((int)tf->vector),
 		(unsigned long long)tf->vector, (unsigned long long)tf->error, this_cpu()->index);
 	kprintf("# rip=0x%016llx cs=0x%llx rflags=0x%llx rsp=0x%016llx ss=0x%llx\n",
 		(unsigned long long)tf->rip, (unsigned long long)tf->cs,

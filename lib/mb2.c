@@ -65,12 +65,14 @@ static void parse_fb(struct boot_info *bi, const uint8_t *t, uint32_t size, uint
 			problem(bi, "RGB framebuffer tag without colour info", off);
 			return;
 		}
-		bi->fb_rpos = t[31];
-		bi->fb_rsize = t[32];
-		bi->fb_gpos = t[33];
-		bi->fb_gsize = t[34];
-		bi->fb_bpos = t[35];
-		bi->fb_bsize = t[36];
+		/* colour info follows the common part, whose reserved field GRUB lays
+		 * out as 16 bits (struct multiboot_tag_framebuffer_common): offset 32 */
+		bi->fb_rpos = t[32];
+		bi->fb_rsize = t[33];
+		bi->fb_gpos = t[34];
+		bi->fb_gsize = t[35];
+		bi->fb_bpos = t[36];
+		bi->fb_bsize = t[37];
 	}
 	if (!bi->fb_width || !bi->fb_height || !bi->fb_pitch ||
 	    (bi->fb_type == FB_TYPE_RGB && bi->fb_bpp != 32 && bi->fb_bpp != 24 &&

@@ -45,7 +45,7 @@ def hw_kvm():
     return bool(re.search(r"^kvm_(intel|amd) ", mods, re.M))
 
 
-def bochs_cfg(model, iso, serial_out):
+def bochs_cfg(model, iso, serial_out, ncpus=1):
     # Bochs 2.7 as Debian builds it: no 'nogui' display, the debugger compiled
     # in (it stops at its prompt: we feed it "c"), and GRUB 2.06 triple-faults
     # in its VBE mode set with Bochs's VBE BIOS, so the Cirrus VGA it is (GRUB
@@ -58,7 +58,7 @@ ata0-master: type=cdrom, path={iso}, status=inserted
 boot: cdrom
 com1: enabled=1, mode=file, dev={serial_out}
 display_library: rfb, options="timeout=0"
-cpu: model={model}, ips=200000000
+cpu: count={ncpus}, model={model}, ips=200000000
 clock: sync=none
 log: -
 logprefix: %t%e%d
@@ -86,11 +86,11 @@ def run_ovmf(extra, timeout):
                          "-drive", f"if=pflash,format=raw,file={vars_.name}"] + extra, timeout)
 
 
-def run_bochs(model, timeout):
+def run_bochs(model, timeout, ncpus=1):
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "com1.txt")
         rc = os.path.join(d, "bochsrc")
-        open(rc, "w").write(bochs_cfg(model, ISO, out))
+        open(rc, "w").write(bochs_cfg(model, ISO, out, ncpus))
         subprocess.run(["bochs", "-q", "-f", rc], input=b"c\nquit\n", stdout=subprocess.DEVNULL,
                        stderr=subprocess.DEVNULL, timeout=timeout, cwd=d)
         return open(out, "rb").read().decode("utf-8", "replace") if os.path.exists(out) else ""
@@ -105,6 +105,9 @@ PLATFORMS = [
      lambda: run_qemu(["-accel", "tcg", "-cpu", "max"], 60, "run=all"), lambda: True),
     ("qemu-tcg-selftest", "QEMU TCG, -kernel, the runner's self-tests (fail, fault, hang, leak) then 501",
      lambda: run_qemu(["-accel", "tcg"], 60, SELFTEST), lambda: True),
+    ("qemu-tcg-smp4", "QEMU TCG, -kernel, -cpu max, 4 CPUs, debug and platform families on every CPU",
+     lambda: run_qemu(["-accel", "tcg", "-cpu", "max", "-smp", "4"], 120, "run=debug,platform cpu=all"),
+     lambda: True),
     ("qemu-seabios-iso", "QEMU TCG, SeaBIOS, GRUB from the ISO (multiboot2)",
      lambda: run_qemu(["-accel", "tcg", "-cdrom", ISO], 120), lambda: os.path.exists(ISO)),
     ("qemu-ovmf-iso", "QEMU TCG, OVMF (UEFI), GRUB from the ISO (multiboot2)",
@@ -112,8 +115,8 @@ PLATFORMS = [
      lambda: os.path.exists(ISO) and os.path.exists(OVMF_CODE)),
     ("bochs-haswell", "Bochs 2.7, corei7_haswell_4770, GRUB from the ISO",
      lambda: run_bochs("corei7_haswell_4770", 600), lambda: shutil.which("bochs") and os.path.exists(ISO)),
-    ("bochs-ryzen", "Bochs 2.7, ryzen, GRUB from the ISO",
-     lambda: run_bochs("ryzen", 600), lambda: shutil.which("bochs") and os.path.exists(ISO)),
+    ("bochs-ryzen-smp2", "Bochs 2.7, ryzen, 2 CPUs, GRUB from the ISO",
+     lambda: run_bochs("ryzen", 600, 2), lambda: shutil.which("bochs") and os.path.exists(ISO)),
     ("qemu-kvm", "QEMU with a hardware-backed KVM, -cpu host",
      lambda: run_qemu(["-accel", "kvm", "-cpu", "host"], 60, "run=all"), hw_kvm),
 ]
@@ -124,9 +127,17 @@ def parse(out):
     for line in out.replace("\r", "").splitlines():
         m = RESULT.match(line)
         if m:
-            ok, _, num, name, _sfx, directive, reason = m.groups()
+            ok, _, num, name, sfx, directive, reason = m.groups()
             status = "SKIP" if directive == "SKIP" else ("PASS" if ok == "ok" else "FAIL")
-            results[int(num)] = (name, status, (reason or "").strip())
+            reason = (reason or "").strip()
+            cpu = re.search(r"cpu=(\d+)", sfx or "")
+            where = f"cpu{cpu.group(1)}" if cpu else "cpu0"
+            prev = results.get(int(num))
+            if prev and (prev[1], prev[2]) != (status, reason):
+                # with cpu=all one experiment runs on every CPU: all must agree
+                status = "MIXED"
+                reason = f"{prev[2] or prev[1]} / {where}: {status if not reason else reason}"
+            results[int(num)] = (name, status, reason)
         m = SUMMARY.match(line)
         if m:
             summary = tuple(int(x) for x in m.groups())

@@ -71,6 +71,14 @@ class Compare(unittest.TestCase):
         self.assertTrue(any("999 new: PASS but no expectation" in x for x in d))
 
 
+    def test_cpus_must_agree(self):
+        log = LOG.replace("ok 4 501 mode-journey cpu=1 rep=2\n",
+                          "ok 4 501 mode-journey cpu=0\nnot ok 5 501 mode-journey cpu=1\n")
+        d = self.diffs(log)
+        self.assertEqual(len(d), 1)
+        self.assertIn("got MIXED", d[0])
+
+
 class ExpectFiles(unittest.TestCase):
     def test_reasons_required(self):
         with tempfile.TemporaryDirectory() as d:

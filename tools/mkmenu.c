@@ -111,14 +111,15 @@ int main(int argc, char **argv)
 	printf("insmod all_video\nset gfxpayload=keep\n");
 	/* the menu on COM1 too, where there is one (QEMU's -serial stdio, a lab box) */
 	printf("if serial --unit=0 --speed=115200; then\n  terminal_input --append serial\n  terminal_output --append serial\nfi\n\n");
-	printf("menuentry 'tracelab: all experiments' {\n  multiboot2 /boot/tracelab.elf run=all\n  boot\n}\n");
-	printf("menuentry 'tracelab: all experiments, paused for reading (2 s each)' {\n  multiboot2 /boot/tracelab.elf run=all pause=2000\n  boot\n}\n");
-	printf("menuentry 'tracelab: CPU report only' {\n  multiboot2 /boot/tracelab.elf report=cpu\n  boot\n}\n");
+	printf("menuentry 'tracelab: all experiments (summary and hardware report stay on screen)' {\n  multiboot2 /boot/tracelab.elf run=all\n  boot\n}\n");
+	printf("menuentry 'tracelab: all experiments, 2 s pause after each to read along' {\n  multiboot2 /boot/tracelab.elf run=all pause=2000\n  boot\n}\n");
+	printf("menuentry 'tracelab: CPU report only (identification and feature bits, runs nothing)' {\n  multiboot2 /boot/tracelab.elf report=cpu\n  boot\n}\n");
 	for (size_t i = 0; i < n;) {
 		const char *fam = str_at(r[i].family);
 		size_t j = i;
 		int selftest = !!(r[i].flags & 1);
-		printf("\nsubmenu 'family %s' {\n", fam);
+		printf("\nsubmenu 'family %s (%lluxx): one experiment at a time, verbose' {\n", fam,
+		       (unsigned long long)(r[i].num / 100));
 		printf("  menuentry 'all of family %s' {\n    multiboot2 /boot/tracelab.elf run=%s%s verbose=1\n    boot\n  }\n",
 		       fam, fam, selftest ? " selftest=1" : "");
 		for (; j < n && !strcmp(str_at(r[j].family), fam); j++) {

@@ -55,5 +55,10 @@ echo "== emulator matrix"
 python3 tests/matrix.py 2>&1 | tee $B/matrix.log
 count $B/matrix.log
 
+echo "== USB-stick boot, BIOS and UEFI, serial off, screen read back"
+tests/usb-boot.sh -I $B/tracelab-ci.iso > $B/usb-boot.log 2>&1
+grep '^usb-boot:' $B/usb-boot.log
+count $B/usb-boot.log
+
 echo "$total_p passed, $total_f failed"
 [ $total_f = 0 ]

@@ -363,6 +363,11 @@ static int test_no;
 static void run_one(const struct experiment *e, const char *suffix)
 {
 	struct machine_state before, after;
+	/* A known start: no stale DR6 status, no TF, default handlers, an empty
+	 * arena.  Breakpoint, PMU and trace enables are whatever the previous
+	 * experiment was checked to leave: the boot state (runner_main). */
+	write_dr6(DR6_INIT);
+	write_rflags(read_rflags() & ~(uint64_t)(RFLAGS_TF | RFLAGS_AC));
 	snapshot(&before);
 	rs = (__typeof__(rs)){ .e = e, .verbose = rs.verbose, .watchdog_ms = rs.watchdog_ms,
 			       .cpu = this_cpu()->index };
@@ -450,6 +455,11 @@ void runner_main(const struct cmdline *cl)
 	char err[160];
 	sort_registry();
 	probe_msrs();
+	/* The boot state every experiment starts from and must return to: no
+	 * breakpoint armed (DR7 at its reset value 0x400, SDM vol.3 18.2.4). */
+	write_dr7(DR7_INIT);
+	for (int i = 0; i < 4; i++)
+		write_dr(i, 0);
 	rs.verbose = cl->verbose;
 	rs.watchdog_ms = cl->watchdog_ms;
 	if (!validate(cl, err, sizeof err)) {

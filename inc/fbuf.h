@@ -21,6 +21,7 @@ void fbuf_puts(struct fbuf *f, const char *s);
 /* "0x" then v in hex, zero-padded to at least `digits` digits */
 void fbuf_hex(struct fbuf *f, uint64_t v, unsigned digits);
 void fbuf_dec(struct fbuf *f, uint64_t v);
+void fbuf_printf(struct fbuf *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* pad with spaces until the current line is `col` characters long */
 void fbuf_col(struct fbuf *f, size_t col);
 

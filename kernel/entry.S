@@ -1,4 +1,4 @@
-/* 64-bit interrupt entry stubs, context save/resume for the runner, ring-3 entry. */
+/* 64-bit interrupt entry points, context save/resume for the runner, ring-3 entry. */
 #include "apicdef.h"
 #include "seg.h"
 
@@ -6,7 +6,7 @@
 #define HAS_ERR(v) ((v) == 8 || ((v) >= 10 && (v) <= 14) || (v) == 17 || (v) == 21 || (v) == 29 || (v) == 30)
 
 	.text
-	.macro stub v
+	.macro vector_entry v
 	.balign 16
 	.if HAS_ERR(\v)
 	pushq $\v
@@ -19,18 +19,18 @@
 
 	.altmacro
 	.balign 16
-	.globl trap_stubs
-trap_stubs:
+	.globl trap_entries
+trap_entries:
 	.set vec, 0
 	.rept 256
-	stub %vec
+	vector_entry %vec
 	.set vec, vec + 1
 	.endr
 	.noaltmacro
 
-/* trap_stubs + 16 * v is vector v's entry (each stub is padded to 16 bytes). */
+/* trap_entries + 16 * v is vector v's entry (each entry is padded to 16 bytes). */
 trap_common:
-	/* the stub left vector at (%rsp) and the error code above it: exactly the
+	/* the entry left the vector at (%rsp) and the error code above it: exactly the
 	 * vector/error fields of struct trap_frame once the registers are pushed */
 	pushq %rax
 	pushq %rbx

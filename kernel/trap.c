@@ -18,7 +18,7 @@ struct __attribute__((packed)) gate64 {
 };
 
 static struct gate64 idt[256] __attribute__((aligned(16)));
-extern char trap_stubs[];
+extern char trap_entries[];
 static trap_handler_t handlers[256];
 
 struct ex_entry { uint64_t fault, fixup; };
@@ -42,7 +42,7 @@ const char *trap_name(int vector)
 
 static void set_gate(int v, int dpl, int ist)
 {
-	uint64_t off = (uint64_t)(uintptr_t)(trap_stubs + 16 * v);
+	uint64_t off = (uint64_t)(uintptr_t)(trap_entries + 16 * v);
 	idt[v] = (struct gate64){
 		.off0 = off & 0xffff, .sel = SEL_KCODE64, .ist = ist,
 		.type = 0x8e | dpl << 5, .off1 = (off >> 16) & 0xffff, .off2 = off >> 32,

@@ -4,7 +4,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* Pushed by the entry stubs in kernel/entry.S; the CPU's frame starts at rip. */
+/* Pushed by the entry points in kernel/entry.S; the CPU's frame starts at rip. */
 struct trap_frame {
 	uint64_t r15, r14, r13, r12, r11, r10, r9, r8;
 	uint64_t rbp, rdi, rsi, rdx, rcx, rbx, rax;

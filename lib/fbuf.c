@@ -1,5 +1,7 @@
 /* Bounded text writer: see inc/fbuf.h. */
+#include <stdarg.h>
 #include "fbuf.h"
+#include "fmt.h"
 
 void fbuf_init(struct fbuf *f, char *p, size_t cap)
 {
@@ -30,31 +32,27 @@ void fbuf_puts(struct fbuf *f, const char *s)
 		fbuf_putc(f, *s++);
 }
 
+/* Numbers go through the one formatter (lib/fmt.c). */
+void fbuf_printf(struct fbuf *f, const char *fmt, ...)
+{
+	char t[128];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = tl_vsnprintf(t, sizeof t, fmt, ap);
+	va_end(ap);
+	fbuf_puts(f, t);
+	if (n >= (int)sizeof t)
+		f->overflow = true;
+}
+
 void fbuf_hex(struct fbuf *f, uint64_t v, unsigned digits)
 {
-	char t[16];
-	unsigned n = 0;
-	do {
-		t[n++] = "0123456789abcdef"[v & 0xf];
-		v >>= 4;
-	} while (v && n < 16);
-	fbuf_puts(f, "0x");
-	for (unsigned i = n; i < digits && i < 16; i++)
-		fbuf_putc(f, '0');
-	while (n)
-		fbuf_putc(f, t[--n]);
+	fbuf_printf(f, "0x%0*llx", (int)(digits > 16 ? 16 : digits), (unsigned long long)v);
 }
 
 void fbuf_dec(struct fbuf *f, uint64_t v)
 {
-	char t[20];
-	unsigned n = 0;
-	do {
-		t[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (n)
-		fbuf_putc(f, t[--n]);
+	fbuf_printf(f, "%llu", (unsigned long long)v);
 }
 
 void fbuf_col(struct fbuf *f, size_t col)

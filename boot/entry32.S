@@ -28,6 +28,11 @@ _start:
 	call check_long_mode
 	call copy_mbi
 	call build_early_paging
+	/* The trampoline's pages must be RAM that nobody owns (the memory map says
+	 * so), or the journey through real mode is skipped. */
+	call tramp_pages_usable
+	testl %eax, %eax
+	jz direct_long_mode
 	call copy_trampoline
 
 	/* Record the loader's machine state (step 0): EFER exists on every CPU with
@@ -145,6 +150,97 @@ build_early_paging:
 	jb 2b
 	ret
 
+/* eax = 1 if [TRAMP_CHECK_BASE, +TRAMP_SIZE) lies in one usable region of the
+ * multiboot2 memory map, or if there is no map to ask (multiboot v1 from QEMU,
+ * whose low memory is always free); 0 if the map says otherwise. */
+#ifndef TRAMP_CHECK_BASE
+#define TRAMP_CHECK_BASE TRAMP_BASE     /* -DTRAMP_CHECK_BASE=... tests the fallback */
+#endif
+tramp_pages_usable:
+	movl $1, %eax
+	cmpl $MB2_LOADER_MAGIC, boot_magic
+	jne 9f
+	movl boot_info_size, %edx
+	cmpl $MBI_COPY_SIZE, %edx
+	jbe 1f
+	movl $MBI_COPY_SIZE, %edx
+1:	addl $boot_info_copy, %edx              /* edx = end of the copy */
+	movl $boot_info_copy + 8, %esi          /* first tag */
+2:	leal 8(%esi), %ecx
+	cmpl %edx, %ecx
+	ja 9f                                   /* ran out: no map, trust it */
+	movl 4(%esi), %ecx                      /* tag size */
+	cmpl $8, %ecx
+	jb 9f
+	cmpl $0, (%esi)
+	je 9f                                   /* end tag: no map found */
+	cmpl $6, (%esi)
+	je 3f
+	addl $7, %ecx
+	andl $~7, %ecx
+	addl %ecx, %esi
+	jmp 2b
+3:	leal (%esi, %ecx), %edi                 /* edi = end of the map tag */
+	cmpl %edx, %edi
+	jbe 4f
+	movl %edx, %edi
+4:	movl 8(%esi), %ebx                      /* entry_size */
+	cmpl $24, %ebx
+	jb 8f
+	addl $16, %esi
+5:	leal 24(%esi), %ecx
+	cmpl %edi, %ecx
+	ja 8f
+	cmpl $1, 16(%esi)                       /* usable RAM */
+	jne 6f
+	cmpl $0, 4(%esi)                        /* base below 4 GiB */
+	jne 6f
+	movl (%esi), %ecx
+	cmpl $TRAMP_CHECK_BASE, %ecx
+	ja 6f
+	cmpl $0, 12(%esi)                       /* length >= 4 GiB covers it */
+	jne 9f
+	addl 8(%esi), %ecx                      /* region end (no wrap below 4 GiB) */
+	jc 9f
+	cmpl $(TRAMP_CHECK_BASE + TRAMP_SIZE), %ecx
+	jae 9f
+6:	addl %ebx, %esi
+	jmp 5b
+8:	xorl %eax, %eax
+9:	ret
+
+/* No usable trampoline page: straight from the loader's protected mode to long
+ * mode (SDM vol.3 10.8.5), with a GDT of our own; kernel_main64 reports the
+ * journey as skipped and brings up no application processor. */
+direct_long_mode:
+	movl $1, tramp_skipped
+	lgdt direct_gdtr
+	movl %cr4, %eax
+	orl $CR4_PAE, %eax
+	movl %eax, %cr4
+	movl $early_pml4, %eax
+	movl %eax, %cr3
+	movl $IA32_EFER, %ecx
+	rdmsr
+	orl $EFER_LME, %eax
+	wrmsr
+	movl %cr0, %eax
+	orl $CR0_PG, %eax
+	movl %eax, %cr0
+	ljmp $SEL_KCODE64, $direct64
+	.code64
+direct64:
+	movw $SEL_KDATA, %ax
+	movw %ax, %ds
+	movw %ax, %es
+	movw %ax, %ss
+	movw %ax, %fs
+	movw %ax, %gs
+	movq $boot_stack_top, %rsp
+	xorl %ebp, %ebp
+	jmp kernel_main64
+	.code32
+
 copy_trampoline:
 	movl $__tramp_image, %esi
 	movl $TRAMP_BASE, %edi
@@ -157,9 +253,21 @@ copy_trampoline:
 msg_no_lm:
 	.asciz "tracelab: this CPU has no long mode (CPUID.80000001H:EDX.LM[29]=0); halted."
 
+	.section .rodata
+	.balign 8
+direct_gdt:                                     /* the selectors of inc/seg.h */
+	.quad 0, 0, 0, 0, 0
+	.quad 0x00af9a000000ffff                 /* SEL_KCODE64 */
+	.quad 0x00cf92000000ffff                 /* SEL_KDATA */
+direct_gdt_end:
+direct_gdtr:
+	.short direct_gdt_end - direct_gdt - 1
+	.long direct_gdt
+
 	.data
 	.balign 8
-	.globl boot_magic, boot_info, boot_info_size
+	.globl boot_magic, boot_info, boot_info_size, tramp_skipped
+tramp_skipped:  .long 0
 boot_magic:     .long 0
 boot_info:      .long 0
 boot_info_size: .long 0

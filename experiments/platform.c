@@ -27,6 +27,11 @@ static void lm_bp(struct trap_frame *tf)
 
 static void journey(void)
 {
+	if (tramp_skipped) {
+		exp_skip("no journey: 0x%x-0x%x is not usable RAM in the memory map", TRAMP_BASE,
+			 TRAMP_BASE + TRAMP_SIZE - 1);
+		return;
+	}
 	const struct journey_rec *j = this_cpu()->journey;
 	const struct journey_rec *r = &j[JSTEP_REAL], *p = &j[JSTEP_PROT], *l = &j[JSTEP_LONG];
 

@@ -11,11 +11,21 @@ static const char *const step_name[JSTEPS] = {
 
 void journey_save(struct percpu *c)
 {
+	if (tramp_skipped && c->index == 0) {
+		memset(c->journey, 0, sizeof c->journey);
+		return;
+	}
 	memcpy(c->journey, (void *)(uintptr_t)(TRAMP_BASE + (uintptr_t)TROFF_jlog), sizeof c->journey);
 }
 
 void journey_report(const struct percpu *c)
 {
+	if (tramp_skipped && c->index == 0) {
+		kprintf("# journey cpu0: skipped: the memory map does not give 0x%x-0x%x as usable RAM, "
+			"so the boot CPU went straight from the loader's protected mode to long mode\n",
+			TRAMP_BASE, TRAMP_BASE + TRAMP_SIZE - 1);
+		return;
+	}
 	for (int i = 0; i < JSTEPS; i++) {
 		const struct journey_rec *j = &c->journey[i];
 		if (i == JSTEP_LOADER && c->index != 0)

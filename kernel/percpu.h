@@ -42,6 +42,8 @@ struct percpu {
 
 extern struct percpu cpus[MAX_CPUS];
 extern uint32_t ncpus_online;
+/* boot/entry32.S: 1 when the trampoline pages were not usable RAM (no journey, no APs) */
+extern uint32_t tramp_skipped;
 
 static inline struct percpu *this_cpu(void)
 {

@@ -251,6 +251,10 @@ void smp_init(void)
 	if (!tsc_ms)
 		tsc_ms = 1;
 
+	if (tramp_skipped) {
+		kprintf("# smp: the trampoline pages are not usable RAM: only the boot CPU runs\n");
+		return;
+	}
 	char why[160];
 	if (!acpi_find_madt(&acpi, why, sizeof why)) {
 		kprintf("# smp: %s: only the boot CPU runs\n", why);

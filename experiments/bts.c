@@ -357,8 +357,9 @@ static void exp_bts_threshold_below_max(void)
 		      "first interrupt at BTS index 0x%llx: in [threshold 0x%llx, maximum 0x%llx]",
 		      (unsigned long long)blog.entry_index[0], (unsigned long long)(base + thr * 24),
 		      (unsigned long long)(base + cap * 24));
-		check(blog.drain_n[0] >= thr, "records at the first interrupt: %u (>= threshold %u)",
-		      blog.drain_n[0], thr);
+		/* drain_n[0] is (entry_index[0] - base) / 24: the check above covers it */
+		diag("records at the first interrupt: %u (threshold %u, maximum %u)",
+		     blog.drain_n[0], thr, cap);
 	}
 	uint32_t first;
 	check_eqd("workload jumps recorded in order", count_chain(A(bts25_j0), A(bts25_end), &first), 25);

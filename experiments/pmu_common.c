@@ -60,7 +60,7 @@ void pmu_quiesce(void)
 bool pmu_gate_intel(unsigned min_version, bool need_inst_retired)
 {
 	if (cpu.max_leaf < 0xa) {
-		exp_skip("CPUID.0AH:EAX.VERSION=0 (max basic leaf 0x%x)", cpu.max_leaf);
+		exp_skip("CPUID.00H:EAX.MAX_LEAF=%#x < 0AH (no architectural perfmon leaf)", cpu.max_leaf);
 		return false;
 	}
 	if (cpu.perfmon_version == 0) {

@@ -411,13 +411,10 @@ static void check_bits(const char *what, uint32_t from, uint32_t n, uint64_t pat
 		exp[i] = i < expected_n ? (loop_bit(pattern, iters, efrom + i) ? 'T' : 'N') : 0;
 	}
 	obs[40] = exp[40] = 0;
-	if (n == expected_n && bad == n)
-		check(true, "%s: %u TNT bits %s%s (expected %llu)", what, n, obs,
-		      n > 40 ? "..." : "", (unsigned long long)expected_n);
-	else
-		check(false, "%s: %u TNT bits %s%s, first difference at bit %u (expected %llu: %s%s)",
-		      what, n, obs, n > 40 ? "..." : "", bad, (unsigned long long)expected_n, exp,
-		      expected_n > 40 ? "..." : "");
+	bool same = n == expected_n && bad == n;
+	check(same, "%s: %u TNT bits %s%s, first differing bit %d (-1: none) (expected %llu: %s%s)",
+	      what, n, obs, n > 40 ? "..." : "", same ? -1 : (int)bad,
+	      (unsigned long long)expected_n, exp, expected_n > 40 ? "..." : "");
 }
 
 static void check_ip(const char *what, int i, uint64_t expected)
@@ -460,7 +457,7 @@ static void check_psb_start(void)
 	      lg.nev ? ptd_type_name(lg.ev[0].type) : "none",
 	      (unsigned long long)(lg.nev ? lg.ev[0].off : 0));
 	int end = find_ev(PTD_PSBEND, psb);
-	check(end > psb, "psbend after the first psb: %s", end > psb ? "found" : "missing");
+	check(end > psb, "psbend after the first psb: %s (expected found)", end > psb ? "found" : "missing");
 }
 
 static uint64_t ctl_of(bool os, bool user)
@@ -586,7 +583,8 @@ static void exp_pt_single_range(void)
 	int pgd = find_ev(PTD_TIP_PGD, pge);
 	check(pgd > 0 && lg.ev[pgd].supp, "tip.pgd after the disabling WRMSR: %s (expected "
 	      "IPBytes=0)", pgd < 0 ? "missing" : lg.ev[pgd].supp ? "IP suppressed" : "has an IP");
-	check(pgd < 0 || pgd + 1 == (int)lg.nev, "tip.pgd is the last packet of interest");
+	check(pgd < 0 || pgd + 1 == (int)lg.nev, "tip.pgd is event %d of %u (expected the last one)",
+	      pgd, lg.nev);
 	int fup = pgd > 0 ? pgd - 1 : -1;
 	if (fup >= 0 && lg.ev[fup].type != PTD_FUP)
 		fup = -1;
@@ -702,7 +700,7 @@ static void exp_pt_cpl_filter(void)
 	check_decoded_clean();
 	check_psb_start();
 	int pge = find_ev(PTD_TIP_PGE, 0);
-	check(pge >= 0, "tip.pge on the way to CPL 3: %s", pge >= 0 ? "found" : "missing");
+	check(pge >= 0, "tip.pge on the way to CPL 3: %s (expected found)", pge >= 0 ? "found" : "missing");
 	check(pge < 0 || lg.ev[pge].tnt_pos == 0,
 	      "TNT bits before the first tip.pge (CPL 0 code): %u (expected 0)",
 	      pge < 0 ? 0 : lg.ev[pge].tnt_pos);
@@ -713,7 +711,7 @@ static void exp_pt_cpl_filter(void)
 			in = i;
 	check_ip("tip into the ring-3 workload", in, A(pt_uwl));
 	int ret = in >= 0 ? find_ev(PTD_TIP, in + 1) : -1;
-	check(ret > in && in >= 0, "tip of the workload's RET (DisRETC=1): %s",
+	check(ret > in && in >= 0, "tip of the workload's RET (DisRETC=1): %s (expected found)",
 	      ret > in && in >= 0 ? "found" : "missing");
 	if (in >= 0 && ret > in)
 		check_bits("ring-3 loop branches", lg.ev[in].tnt_pos,
@@ -746,7 +744,7 @@ static void exp_pt_cpl_filter(void)
 	      "OS only: tip.pgd entering CPL 3: %s (expected IPBytes=0)",
 	      pgd_os < 0 ? "missing" : lg.ev[pgd_os].supp ? "IP suppressed" : "has an IP");
 	int back = find_ev(PTD_TIP_PGE, pgd_os);
-	check(back > pgd_os, "OS only: tip.pge back at CPL 0: %s", back > pgd_os ? "found" : "missing");
+	check(back > pgd_os, "OS only: tip.pge back at CPL 0: %s (expected found)", back > pgd_os ? "found" : "missing");
 out:
 	pt_restore(&sv);
 }
@@ -845,7 +843,7 @@ static void exp_pt_tracestop(void)
 	int pgd = find_ev(PTD_TIP_PGD, pge);
 	check_ip("tip.pgd (target of the JMP into the TraceStop range)", pgd, A(pt_wls_stop));
 	int stop = find_ev(PTD_STOP, pgd);
-	check(stop > pgd && pgd >= 0, "stop packet after tip.pgd: %s",
+	check(stop > pgd && pgd >= 0, "stop packet after tip.pgd: %s (expected found)",
 	      stop > pgd && pgd >= 0 ? "found" : "missing");
 	if (pge >= 0 && pgd > pge)
 		check_bits("loop branches", lg.ev[pge].tnt_pos,
@@ -901,7 +899,7 @@ static void exp_pt_cr3_filter(void)
 			int pge = find_ev(PTD_TIP_PGE, 0);
 			check_ip("CR3 matches: tip.pge", pge, A(pt_wl_pge));
 			int pgd = find_ev(PTD_TIP_PGD, pge);
-			check(pgd > pge && pge >= 0, "CR3 matches: tip.pgd %s",
+			check(pgd > pge && pge >= 0, "CR3 matches: tip.pgd %s (expected found)",
 			      pgd > pge && pge >= 0 ? "found" : "missing");
 			if (pge >= 0 && pgd > pge)
 				check_bits("CR3 matches: loop branches", lg.ev[pge].tnt_pos,
@@ -931,9 +929,12 @@ EXPERIMENT(407, "pt-cr3-filter", "pt", "", "Intel PT, single-range output, CR3 f
 static void bad_range(const char *what, uint64_t base, uint64_t mask_ptrs, uint64_t ctl,
 		      enum ptrange_err want)
 {
+	/* tracelab's own validator, not the hardware: a disagreement is a set-up
+	 * bug, not a result, so it fails the experiment without a PASS line */
 	enum ptrange_err e = ptrange_check(base, mask_ptrs, maxphyaddr());
-	check(e == want, "%s: validator says %s (expected %s)", what, ptrange_err_name(e),
-	      ptrange_err_name(want));
+	if (e != want)
+		exp_fail("%s: tracelab's ptrange_check says %s (expected %s)", what,
+			 ptrange_err_name(e), ptrange_err_name(want));
 	wrmsr_safe(IA32_RTIT_CTL, 0);
 	wrmsr_safe(IA32_RTIT_STATUS, 0);
 	const char *how = NULL;
@@ -992,8 +993,9 @@ static void exp_pt_config_errors(void)
 		if (rsv[i].shift < 0 && mp >= 64)
 			continue;
 		enum ptrange_err e = ptrange_check(bad, 0xfff, mp);
-		check(e == rsv[i].e, "%s: validator says %s (expected %s)", rsv[i].what,
-		      ptrange_err_name(e), ptrange_err_name(rsv[i].e));
+		if (e != rsv[i].e)
+			exp_fail("%s: tracelab's ptrange_check says %s (expected %s)", rsv[i].what,
+				 ptrange_err_name(e), ptrange_err_name(rsv[i].e));
 		wrmsr_safe(IA32_RTIT_CTL, 0);
 		bool ok = wrmsr_safe(IA32_RTIT_OUTPUT_BASE, bad);
 		check(!ok, "%s: WRMSR OUTPUT_BASE=%#llx %s (expected #GP)", rsv[i].what,
@@ -1088,8 +1090,6 @@ static void exp_pt_cost(void)
 	check(t.wrapped, "%llu TNT bits overflowed the 64 KiB range: wrapped=%d",
 	      (unsigned long long)(2 * n), t.wrapped);
 	check_decoded_clean();
-	check(best_off > 0 && best_on > 0, "cycles measured: %llu without, %llu with",
-	      (unsigned long long)best_off, (unsigned long long)best_on);
 	check_tail(PATTERN, n);
 out:
 	pt_restore(&sv);

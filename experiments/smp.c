@@ -98,6 +98,11 @@ static void smp_bringup(void)
 		diag("bring-up of %u AP(s): %llu us in all, %llu us each on average (10.4 ms of it the "
 		     "SDM's INIT-SIPI-SIPI waits)", ncpus_online - 1, (unsigned long long)total_us,
 		     (unsigned long long)(total_us / (ncpus_online - 1)));
+	if (tramp_skipped) {
+		exp_skip("no trampoline: 0x%x-0x%x is not usable RAM in the memory map", TRAMP_BASE,
+			 TRAMP_BASE + TRAMP_SIZE - 1);
+		return;
+	}
 	if (!m) {
 		exp_skip("no ACPI MADT: only the boot CPU was started");
 		return;
@@ -212,11 +217,16 @@ static void dr_isolation(void)
 	write_dr0((uintptr_t)&watched);
 	write_dr6(DR6_INIT);
 	write_dr7(watch_dr7);
-	smp_call(other, poke, 0, CALL_MS);
+	/* "no #DB there" means something only if the other CPU did write the dword */
+	uint32_t w0 = watched;
+	bool poked = smp_call(other, poke, 0, CALL_MS);
+	check(poked && watched == w0 + 1, "A: other CPU answered and wrote the watched dword: "
+	      "answered=%d value %u (expected 1, %u)", poked, watched, w0 + 1);
 	check_eqd("A: other CPU writes the dword watched by our DR0/DR7: #DB there", db_hits[other], 0);
 	check_eqd("A: ... and #DB here", db_hits[me], 0);
-	smp_call(other, dr_read, &o_after, CALL_MS);
-	check(o_after.dr7 == o_before.dr7 && o_after.dr0 == o_before.dr0,
+	o_after = (struct dr_state){ ~0ULL, ~0ULL, ~0ULL };
+	bool read_back = smp_call(other, dr_read, &o_after, CALL_MS);
+	check(read_back && o_after.dr7 == o_before.dr7 && o_after.dr0 == o_before.dr0,
 	      "A: other CPU's DR7=0x%llx DR0=0x%llx unchanged by our arming (expected 0x%llx 0x%llx)",
 	      (unsigned long long)o_after.dr7, (unsigned long long)o_after.dr0,
 	      (unsigned long long)o_before.dr7, (unsigned long long)o_before.dr0);
@@ -228,7 +238,9 @@ static void dr_isolation(void)
 
 	/* B: the other way round. */
 	db_hits[me] = 0, db_dr6[me] = 0;
-	smp_call(other, dr_arm, &o_saved, CALL_MS);
+	/* "no #DB here" below means something only with the other CPU armed */
+	bool armed = smp_call(other, dr_arm, &o_saved, CALL_MS);
+	check(armed, "B: cpu%d answered the call that arms its DR0/DR7: %d (expected 1)", other, armed);
 	poke(0);
 	check_eqd("B: our write to the dword the other CPU watches: #DB here", db_hits[me], 0);
 	check_eq("B: our DR7 untouched by the other CPU's arming", read_dr7(), DR7_INIT);

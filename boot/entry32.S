@@ -9,6 +9,7 @@
 #include "cr.h"
 #include "msr.h"
 #include "seg.h"
+#include "longmode.h"
 
 /* Trampoline symbols are used at their run address below 1 MiB: the offsets
  * (TROFF_*) are absolute symbols exported by boot/trampoline.S. */
@@ -215,19 +216,7 @@ tramp_pages_usable:
 direct_long_mode:
 	movl $1, tramp_skipped
 	lgdt direct_gdtr
-	movl %cr4, %eax
-	orl $CR4_PAE, %eax
-	movl %eax, %cr4
-	movl $early_pml4, %eax
-	movl %eax, %cr3
-	movl $IA32_EFER, %ecx
-	rdmsr
-	orl $EFER_LME, %eax
-	wrmsr
-	movl %cr0, %eax
-	orl $CR0_PG, %eax
-	movl %eax, %cr0
-	ljmp $SEL_KCODE64, $direct64
+	enter_long_mode $early_pml4, direct64
 	.code64
 direct64:
 	movw $SEL_KDATA, %ax
@@ -257,8 +246,8 @@ msg_no_lm:
 	.balign 8
 direct_gdt:                                     /* the selectors of inc/seg.h */
 	.quad 0, 0, 0, 0, 0
-	.quad 0x00af9a000000ffff                 /* SEL_KCODE64 */
-	.quad 0x00cf92000000ffff                 /* SEL_KDATA */
+	.quad DESC_KCODE64
+	.quad DESC_KDATA
 direct_gdt_end:
 direct_gdtr:
 	.short direct_gdt_end - direct_gdt - 1

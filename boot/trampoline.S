@@ -13,6 +13,7 @@
 #include "cr.h"
 #include "msr.h"
 #include "seg.h"
+#include "longmode.h"
 
 #define R(x)        ((x) - tramp_start)
 #define T(x)        (TRAMP_BASE + (x) - tramp_start)
@@ -120,21 +121,7 @@ pm_entry:
 	movl $T(pm_after_int3), T(J(JSTEP_PROT, JREC_BP_EXPECT))
 	int3
 pm_after_int3:
-	/* Long mode, in the order of SDM vol.3 10.8.5: PAE, CR3, EFER.LME, then PG;
-	 * the far jump to a 64-bit code segment ends compatibility mode. */
-	movl %cr4, %eax
-	orl $CR4_PAE, %eax
-	movl %eax, %cr4
-	movl T(cr3), %eax
-	movl %eax, %cr3
-	movl $IA32_EFER, %ecx
-	rdmsr
-	orl $EFER_LME, %eax
-	wrmsr
-	movl %cr0, %eax
-	orl $CR0_PG, %eax
-	movl %eax, %cr0
-	ljmp $SEL_KCODE64, $T(lm_entry)
+	enter_long_mode T(cr3), T(lm_entry)
 
 pm_bp:
 	pushl %eax
@@ -171,12 +158,12 @@ lm_entry:
 	.balign 8
 gdt:
 	.quad 0
-	.quad 0x00009a008000ffff                 /* SEL_CODE16: base TRAMP_BASE */
-	.quad 0x000092000000ffff                 /* SEL_DATA16 */
-	.quad 0x00cf9a000000ffff                 /* SEL_CODE32 */
-	.quad 0x00cf92000000ffff                 /* SEL_DATA32 */
-	.quad 0x00af9a000000ffff                 /* SEL_KCODE64: L=1 */
-	.quad 0x00cf92000000ffff                 /* SEL_KDATA */
+	.quad DESC_CODE16
+	.quad DESC_DATA16
+	.quad DESC_CODE32
+	.quad DESC_DATA32
+	.quad DESC_KCODE64
+	.quad DESC_KDATA
 gdt_end:
 gdtr:
 	.short gdt_end - gdt - 1

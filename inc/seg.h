@@ -17,4 +17,15 @@
 
 #define RPL3            3
 
+/* The descriptors themselves (SDM vol.3 3.4.5): one definition for the
+ * trampoline's GDT, the direct-to-long-mode GDT and each CPU's kernel GDT. */
+#define DESC_CODE16     0x00009a008000ffff      /* base TRAMP_BASE, 16-bit, 64 KiB */
+#define DESC_DATA16     0x000092000000ffff
+#define DESC_CODE32     0x00cf9a000000ffff      /* flat, 4 GiB */
+#define DESC_DATA32     0x00cf92000000ffff
+#define DESC_KCODE64    0x00af9a000000ffff      /* L=1, DPL 0 */
+#define DESC_KDATA      0x00cf92000000ffff
+#define DESC_UDATA      0x00cff2000000ffff      /* DPL 3 */
+#define DESC_UCODE64    0x00affa000000ffff      /* L=1, DPL 3 */
+
 #endif

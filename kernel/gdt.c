@@ -10,14 +10,14 @@ uint32_t ncpus_online = 1;
 
 static const uint64_t gdt_template[GDT_ENTRIES - 2] = {
 	[SEL_NULL / 8] = 0,
-	[SEL_CODE16 / 8] = 0x00009a008000ffffULL,
-	[SEL_DATA16 / 8] = 0x000092000000ffffULL,
-	[SEL_CODE32 / 8] = 0x00cf9a000000ffffULL,
-	[SEL_DATA32 / 8] = 0x00cf92000000ffffULL,
-	[SEL_KCODE64 / 8] = 0x00af9a000000ffffULL,
-	[SEL_KDATA / 8] = 0x00cf92000000ffffULL,
-	[SEL_UDATA / 8] = 0x00cff2000000ffffULL,        /* DPL 3 */
-	[SEL_UCODE64 / 8] = 0x00affa000000ffffULL,      /* DPL 3, L=1 */
+	[SEL_CODE16 / 8] = DESC_CODE16,
+	[SEL_DATA16 / 8] = DESC_DATA16,
+	[SEL_CODE32 / 8] = DESC_CODE32,
+	[SEL_DATA32 / 8] = DESC_DATA32,
+	[SEL_KCODE64 / 8] = DESC_KCODE64,
+	[SEL_KDATA / 8] = DESC_KDATA,
+	[SEL_UDATA / 8] = DESC_UDATA,        /* DPL 3 */
+	[SEL_UCODE64 / 8] = DESC_UCODE64,      /* DPL 3, L=1 */
 };
 
 static void tss_descriptor(uint64_t *d, const struct tss64 *tss)

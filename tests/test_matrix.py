@@ -79,6 +79,35 @@ class Compare(unittest.TestCase):
         self.assertIn("got MIXED", d[0])
 
 
+class BootFailure(unittest.TestCase):
+    """An emulator that never ran the kernel is told apart from a kernel that did
+    not finish, and the emulator's own last words are quoted."""
+
+    def test_emulator_died(self):
+        b = matrix.Boot("bochs", "", -6, 0.21, "*** buffer overflow detected ***: terminated")
+        f = matrix.boot_failure(b)
+        self.assertEqual(f, "bochs exited after 0.2 s (status -6) before the kernel printed "
+                            "anything: *** buffer overflow detected ***: terminated")
+        d = matrix.compare("p", {}, None, EXPECT, f)
+        self.assertEqual(d[0], f)
+
+    def test_kernel_stopped(self):
+        out = LOG.split("# tracelab: pass")[0] + "ok 5 502 lvt-plumbing\n"
+        f = matrix.boot_failure(matrix.Boot("qemu", out, None, 60.0, "(no message)", True))
+        self.assertIn("the kernel did not reach its KTAP summary (qemu timed out after 60.0 s)", f)
+        self.assertIn("last serial line: ok 5 502 lvt-plumbing", f)
+
+    def test_complete_run(self):
+        self.assertIsNone(matrix.boot_failure(matrix.Boot("qemu", LOG, 3, 1.0, "")))
+
+    def test_bochs_has_no_sound(self):
+        # Debian's Bochs 2.7 aborts in its ALSA mixer thread on a machine without
+        # a sound card under LANG=C.UTF-8 (issue 13): the config must not use it.
+        cfg = matrix.bochs_cfg("ryzen", "x.iso", "com1.txt", 2)
+        self.assertIn("sound: driver=dummy", cfg)
+        self.assertIn("speaker: enabled=0", cfg)
+
+
 class ExpectFiles(unittest.TestCase):
     def test_reasons_required(self):
         with tempfile.TemporaryDirectory() as d:

@@ -62,10 +62,18 @@ $(B)/k/gen/font.o: $(B)/gen/font.c
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(KCFLAGS) -c $< -o $@
 
+# The list of objects, rewritten only when it changes: a source file added or
+# removed relinks the ELF (a removed experiment leaves the registry).
+$(B)/k/objects.list: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(KOBJS)' | cmp -s - $@ || echo '$(KOBJS)' > $@
+
 # 64-bit ELF (for gdb, listings); tracelab.elf is the same image in an ELF32
 # container, which both GRUB (multiboot2) and QEMU's -kernel loader (multiboot v1,
-# 32-bit ELF only) accept.
-$(B)/tracelab64.elf: $(KOBJS) linker.ld
+# 32-bit ELF only) accept.  The registry's rules (kernel/experiment.h) are checked
+# by the compiler (number in a family's range, name, summary) and by this link
+# (a number registered twice is a multiple definition of experiment_number_N).
+$(B)/tracelab64.elf: $(KOBJS) linker.ld $(B)/k/objects.list
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(KCFLAGS) $(KLDFLAGS) -o $@ $(KOBJS)
 	$(OBJDUMP) -d -M suffix $@ > $(B)/tracelab.lst
@@ -133,7 +141,7 @@ fuzz: $(FUZZERS)
 # --- images, runs, tests -----------------------------------------------------
 iso: $(B)/tracelab.iso
 
-$(B)/tools/mkmenu: tools/mkmenu.c
+$(B)/tools/mkmenu: tools/mkmenu.c kernel/experiment.h lib/cmdline.h
 $(B)/iso/boot/grub/grub.cfg: $(B)/tracelab64.elf $(B)/tools/mkmenu
 	@mkdir -p $(dir $@)
 	$(B)/tools/mkmenu $(B)/tracelab64.elf > $@
@@ -173,10 +181,14 @@ test: deps-test
 bench: all $(B)/tracelab-ci.iso tools
 	tests/bench.sh
 
+# The registry's build-time checks, each shown to fail on a tiny bad registry.
+check-registry:
+	@CC="$(CC)" KCFLAGS="$(KCFLAGS)" tests/registry-check.sh
+
 clean:
 	rm -rf $(B)
 
-.PHONY: all iso run test bench clean tools check-host fuzz deps deps-test
+.PHONY: all iso run test bench clean tools check-host check-registry fuzz deps deps-test FORCE
 .SUFFIXES:
 .SECONDARY:
 .DELETE_ON_ERROR:

@@ -209,7 +209,7 @@ static void exp_bts_circular(void)
 	check_eq("slot 0 overwritten by the 11th branch: from", slot0.from, A(bts11_j10));
 	bts_end(&r);
 }
-EXPERIMENT(201, "bts-circular", "bts", "ex14-9", "DS, BTS",
+EXPERIMENT(201, "bts-circular", "ex14-9", "DS, BTS",
 	   "11 branches into a 10-record circular BTS buffer: exact records, index wraps to record 1",
 	   exp_bts_circular);
 
@@ -330,7 +330,7 @@ static void exp_bts_interrupt_full(void)
 	pmi_unregister(&bts_client);
 	bts_end(&r);
 }
-EXPERIMENT(202, "bts-interrupt-full", "bts", "ex14-10", "DS, BTS, LVT perfmon",
+EXPERIMENT(202, "bts-interrupt-full", "ex14-10", "DS, BTS, LVT perfmon",
 	   "BTINT with threshold == maximum: a DS interrupt per full buffer, handler drains and rewinds",
 	   exp_bts_interrupt_full);
 
@@ -367,7 +367,7 @@ static void exp_bts_threshold_below_max(void)
 	pmi_unregister(&bts_client);
 	bts_end(&r);
 }
-EXPERIMENT(203, "bts-threshold-below-max", "bts", "", "DS, BTS, LVT perfmon",
+EXPERIMENT(203, "bts-threshold-below-max", "", "DS, BTS, LVT perfmon",
 	   "BTINT with threshold below maximum: the DS interrupt comes at the threshold, not when full",
 	   exp_bts_threshold_below_max);
 
@@ -430,7 +430,7 @@ static void exp_bts_cpl_filter(void)
 	check_eqd("no filter: ring-3 jumps recorded", u, 4);
 	bts_end(&r);
 }
-EXPERIMENT(204, "bts-cpl-filter", "bts", "ex14-11", "DS, BTS, DS-CPL, ring 3",
+EXPERIMENT(204, "bts-cpl-filter", "ex14-11", "DS, BTS, DS-CPL, ring 3",
 	   "BTS_OFF_OS / BTS_OFF_USR: branches of the filtered privilege level leave no record",
 	   exp_bts_cpl_filter);
 
@@ -462,7 +462,7 @@ static void exp_bts_print_count(void)
 	pmi_unregister(&bts_client);
 	bts_end(&r);
 }
-EXPERIMENT(205, "bts-print-count", "bts", "ex14-13", "DS, BTS, LVT perfmon",
+EXPERIMENT(205, "bts-print-count", "ex14-13", "DS, BTS, LVT perfmon",
 	   "count the DS interrupts raised while printing one line with a 10-record BTINT buffer",
 	   exp_bts_print_count);
 
@@ -522,6 +522,6 @@ static void exp_bts_cost(void)
 	      (unsigned long long)plain);
 	bts_end(&r);
 }
-EXPERIMENT(206, "bts-cost", "bts", "", "DS, BTS, TSC",
+EXPERIMENT(206, "bts-cost", "", "DS, BTS, TSC",
 	   "cycles of a fixed branchy loop with and without BTS, and the ratio",
 	   exp_bts_cost);

@@ -56,7 +56,7 @@ static void exp_int3(void)
 		check_eq("TF clear inside the #BP handler", dbg_log.ev[0].rflags_live & RFLAGS_TF, 0);
 	}
 }
-EXPERIMENT(101, "int3", "debug", "", "none",
+EXPERIMENT(101, "int3", "", "none",
 	   "INT3 (0xCC) and INT 3 (0xCD 03): #BP trap, RIP after, DR6 untouched", exp_int3);
 
 /* An emulator that does not decode 0xF1 raises #UD: report it, skip the byte. */
@@ -88,5 +88,5 @@ static void exp_icebp(void)
 	if (dbg_log.n >= 1)
 		check_eq("saved RFLAGS.RF (trap, not fault)", dbg_log.ev[0].rflags & RFLAGS_RF, 0);
 }
-EXPERIMENT(102, "int1-icebp", "debug", "", "none",
+EXPERIMENT(102, "int1-icebp", "", "none",
 	   "INT1/ICEBP (0xF1): trap-class #DB, RIP after, no DR6 condition bit", exp_icebp);

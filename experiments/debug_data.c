@@ -134,7 +134,7 @@ static void exp_data_write(void)
 	}
 	dbg_end();
 }
-EXPERIMENT(105, "dr-data-write", "debug", "", "none",
+EXPERIMENT(105, "dr-data-write", "", "none",
 	   "R/W=01 len 1/2/4/8: any overlapping write traps after it (memory updated), reads don't",
 	   exp_data_write);
 
@@ -165,7 +165,7 @@ static void exp_data_rw(void)
 	write_dr7(DR7_INIT);
 	dbg_end();
 }
-EXPERIMENT(106, "dr-data-rw", "debug", "", "none",
+EXPERIMENT(106, "dr-data-rw", "", "none",
 	   "R/W=11: reads and writes that overlap trap once, after the instruction", exp_data_rw);
 
 static void exp_two_hits(void)
@@ -191,5 +191,5 @@ static void exp_two_hits(void)
 	write_dr7(DR7_INIT);
 	dbg_end();
 }
-EXPERIMENT(107, "dr-two-hits", "debug", "", "none",
+EXPERIMENT(107, "dr-two-hits", "", "none",
 	   "one instruction meeting two data breakpoints: one #DB reporting both Bn", exp_two_hits);

@@ -89,5 +89,5 @@ static void exp_dr6(void)
 			(uint64_t)dbg_exec_target, dr6_with(DR6_B0));
 	dbg_end();
 }
-EXPERIMENT(111, "dr6-discipline", "debug", "", "none",
+EXPERIMENT(111, "dr6-discipline", "", "none",
 	   "DR6/DR7 fixed bits, #GP on high bits, BS sticky unless the handler clears DR6", exp_dr6);

@@ -97,5 +97,5 @@ static void exp_dr_exec(void)
 	check_eqd("two calls: instruction ran twice", ran, 2);
 	dbg_end();
 }
-EXPERIMENT(104, "dr-exec", "debug", "", "none",
+EXPERIMENT(104, "dr-exec", "", "none",
 	   "DR0-DR3 instruction breakpoints: fault before, DR6.Bn, RF resume runs it once", exp_dr_exec);

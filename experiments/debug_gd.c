@@ -57,5 +57,5 @@ static void exp_gd(void)
 	write_dr7(DR7_INIT);
 	dbg_end();
 }
-EXPERIMENT(109, "dr7-gd", "debug", "", "none",
+EXPERIMENT(109, "dr7-gd", "", "none",
 	   "DR7.GD: MOV to/from a DR faults first with DR6.BD, GD cleared on #DB entry", exp_gd);

@@ -95,7 +95,7 @@ static void exp_dr_io(void)
 	diag("CR4.DE=0 with R/W=10 is undefined (SDM 18.2.4): not programmed");
 	dbg_end();
 }
-EXPERIMENT(108, "dr-io", "debug", "", "CR4.DE",
+EXPERIMENT(108, "dr-io", "", "CR4.DE",
 	   "CR4.DE=1, R/W=10: IN/OUT on a watched port trap after the instruction, DR6.Bn", exp_dr_io);
 
 /* #UD from MOV DR4/DR5: note it and step over the 3-byte instruction. */
@@ -144,5 +144,5 @@ static void exp_dr45(void)
 	if (ud_count == 1)
 		check_eq("CR4.DE=1: #UD at the MOV", ud_rip + 3, at);
 }
-EXPERIMENT(117, "dr4-dr5-alias", "debug", "", "none",
+EXPERIMENT(117, "dr4-dr5-alias", "", "none",
 	   "CR4.DE=0: DR4/DR5 alias DR6/DR7; CR4.DE=1: MOV DR4 is #UD", exp_dr45);

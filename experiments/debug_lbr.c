@@ -208,5 +208,5 @@ static void exp_lbr(void)
 	}
 	wrmsr_safe(IA32_DEBUGCTL, 0);
 }
-EXPERIMENT(113, "lbr", "debug", "", "LBR (Intel model-specific or architectural, AMD DebugCtl.LBR)",
+EXPERIMENT(113, "lbr", "", "LBR (Intel model-specific or architectural, AMD DebugCtl.LBR)",
 	   "three known JMPs land in the last-branch records, newest first, exact FROM/TO", exp_lbr);

@@ -94,6 +94,6 @@ static void exp_movss(void)
 	check_eqd("exec: the instruction ran once", ran, 1);
 	dbg_end();
 }
-EXPERIMENT(110, "movss-shadow", "debug", "", "none",
+EXPERIMENT(110, "movss-shadow", "", "none",
 	   "MOV SS: single-step and data #DB deferred past the next instruction, exec bp suppressed",
 	   exp_movss);

@@ -171,7 +171,7 @@ static void exp_single_step(void)
 	}
 	check_eq("TF clear after the sequences", read_rflags() & RFLAGS_TF, 0);
 }
-EXPERIMENT(103, "single-step", "debug", "", "none",
+EXPERIMENT(103, "single-step", "", "none",
 	   "EFLAGS.TF: exact #DB count and RIPs across POPF, IRET and INT3, DR6.BS", exp_single_step);
 
 /* The processor cleared BTF on delivery (SDM 17.4.3): set it again to keep going. */
@@ -214,5 +214,5 @@ static void exp_btf(void)
 			diag("DEBUGCTL in the #DB handler: %#lx", (unsigned long)dbg_log.ev[0].debugctl);
 	}
 }
-EXPERIMENT(112, "btf", "debug", "", "IA32_DEBUGCTL.BTF",
+EXPERIMENT(112, "btf", "", "IA32_DEBUGCTL.BTF",
 	   "TF + DEBUGCTL.BTF: #DB only after taken branches, exact count and targets", exp_btf);

@@ -59,7 +59,7 @@ static void exp_user_int3(void)
 	dbg_check_event("CPL3 0xCD 0x03", 1, 3, (uint64_t)dbg_int3_cd_next, DR6_INIT);
 	check_cpl3("CPL3 int3");
 }
-EXPERIMENT(114, "user-int3", "debug", "", "none",
+EXPERIMENT(114, "user-int3", "", "none",
 	   "INT3 and INT 3 at CPL 3 (DPL-3 gate): #BP, RIP after, CS.RPL=3", exp_user_int3);
 
 static void exp_user_step(void)
@@ -76,7 +76,7 @@ static void exp_user_step(void)
 	}
 	check_cpl3("CPL3 single-step");
 }
-EXPERIMENT(115, "user-single-step", "debug", "", "none",
+EXPERIMENT(115, "user-single-step", "", "none",
 	   "TF set by POPF at CPL 3: the same exact #DB sequence as at CPL 0", exp_user_step);
 
 static uint8_t user_buf[64] __attribute__((aligned(64)));
@@ -93,7 +93,7 @@ static void exp_user_data(void)
 	check_cpl3("CPL3 data breakpoint");
 	check_eq("the write reached memory", user_buf[8], 0x5a);
 }
-EXPERIMENT(116, "user-data-bp", "debug", "", "none",
+EXPERIMENT(116, "user-data-bp", "", "none",
 	   "DR0 write watch hit from CPL 3: trap after the store, CS.RPL=3", exp_user_data);
 
 static int user_ud;
@@ -119,6 +119,6 @@ static void exp_user_icebp(void)
 	dbg_check_event("CPL3 ICEBP", 0, 1, (uint64_t)dbg_user_icebp_next, DR6_INIT);
 	check_cpl3("CPL3 ICEBP");
 }
-EXPERIMENT(118, "user-icebp", "debug", "", "none",
+EXPERIMENT(118, "user-icebp", "", "none",
 	   "INT1/ICEBP at CPL 3 ignores the gate's DPL: #DB, RIP after, DR6 untouched",
 	   exp_user_icebp);

@@ -103,6 +103,6 @@ static void exp_amd_ibs(void)
 out:
 	pmu_msrs_restore(&saved);
 }
-EXPERIMENT(311, "amd-ibs", "pmu", "", "AMD IBS (CPUID 8000_0001H:ECX.IBS[10])",
+EXPERIMENT(311, "amd-ibs", "", "AMD IBS (CPUID 8000_0001H:ECX.IBS[10])",
 	   "IBS fetch and op sampling: a sample is latched and its address lies in the sampled workload",
 	   exp_amd_ibs);

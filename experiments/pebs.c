@@ -245,7 +245,7 @@ static void exp_pebs_interrupt(void)
 out:
 	pmu_msrs_restore(&saved);
 }
-EXPERIMENT(305, "pebs-interrupt", "pmu", "ex15-5", "DS, PEBS, arch perfmon",
+EXPERIMENT(305, "pebs-interrupt", "ex15-5", "DS, PEBS, arch perfmon",
 	   "PEBS on instructions retired: one record whose RIP/RAX pin down the mov $N that triggered it",
 	   exp_pebs_interrupt);
 
@@ -274,7 +274,7 @@ static void exp_pebs_buffer_full(void)
 out:
 	pmu_msrs_restore(&saved);
 }
-EXPERIMENT(306, "pebs-buffer-full", "pmu", "ex15-7", "DS, PEBS, arch perfmon v2",
+EXPERIMENT(306, "pebs-buffer-full", "ex15-7", "DS, PEBS, arch perfmon v2",
 	   "a one-record PEBS buffer: the record, OvfDSBuffer, the DS interrupt, the handler's rewind",
 	   exp_pebs_buffer_full);
 
@@ -309,7 +309,7 @@ static void exp_pmi_and_pebs(void)
 out:
 	pmu_msrs_restore(&saved);
 }
-EXPERIMENT(307, "pmi-and-pebs", "pmu", "ex15-8", "DS, PEBS, 2 counters",
+EXPERIMENT(307, "pmi-and-pebs", "ex15-8", "DS, PEBS, 2 counters",
 	   "PMC0 overflow PMI and PMC1 PEBS triggered together: the handler sees and clears both",
 	   exp_pmi_and_pebs);
 
@@ -358,7 +358,7 @@ static void exp_pmi_multi_cause(void)
 out:
 	pmu_msrs_restore(&saved);
 }
-EXPERIMENT(308, "pmi-multi-cause", "pmu", "ex15-9", "DS, BTS, PEBS",
+EXPERIMENT(308, "pmi-multi-cause", "ex15-9", "DS, BTS, PEBS",
 	   "BTS buffer full, PEBS record and PEBS buffer full at once: one handler finds and clears them all",
 	   exp_pmi_multi_cause);
 
@@ -428,6 +428,6 @@ static void exp_pebs_load_latency(void)
 out:
 	pmu_msrs_restore(&saved);
 }
-EXPERIMENT(309, "pebs-load-latency", "pmu", "ex15-10", "DS, PEBS_FMT >= 1, MSR_PEBS_LD_LAT",
+EXPERIMENT(309, "pebs-load-latency", "ex15-10", "DS, PEBS_FMT >= 1, MSR_PEBS_LD_LAT",
 	   "load-latency PEBS: data address inside the buffer, latency above the threshold, data source decoded",
 	   exp_pebs_load_latency);

@@ -61,7 +61,7 @@ static void journey(void)
 	check_eqd("long mode: INT3 through the kernel IDT taken", lm_bp_hits, 1);
 	check_eq("long mode: RIP pushed by INT3", lm_bp_rip, (uintptr_t)lm_int3_next);
 }
-EXPERIMENT(501, "mode-journey", "platform", "", "x86-64",
+EXPERIMENT(501, "mode-journey", "", "x86-64",
 	   "real -> protected -> long mode, each mode proven by INT3 through its own table", journey);
 
 /* ---- 502: LVT timer and LVT perfmon plumbing ---------------------------------
@@ -109,5 +109,5 @@ static void lvt_plumbing(void)
 	delay_us(1000);
 	check_eqd("self-IPI on the PMI vector reaches its handler", pmi_hits, 1);
 }
-EXPERIMENT(502, "lvt-plumbing", "platform", "", "local APIC",
+EXPERIMENT(502, "lvt-plumbing", "", "local APIC",
 	   "LVT timer one-shot and LVT perfmon vector deliver to their handlers", lvt_plumbing);

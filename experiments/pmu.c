@@ -145,7 +145,7 @@ static void exp_pmu_enum(void)
 	}
 	pmu_msrs_restore(&saved);
 }
-EXPERIMENT(301, "pmu-enum", "pmu", "", "CPUID.0AH or AMD PerfCtr",
+EXPERIMENT(301, "pmu-enum", "", "CPUID.0AH or AMD PerfCtr",
 	   "architectural perfmon enumeration (CPUID.0AH, PERF_CAPABILITIES, MISC_ENABLE) checked against the MSRs",
 	   exp_pmu_enum);
 
@@ -219,7 +219,7 @@ static void exp_pmi_gp_counter(void)
 out:
 	pmu_msrs_restore(&saved);
 }
-EXPERIMENT(302, "pmi-gp-counter", "pmu", "", "arch perfmon v2",
+EXPERIMENT(302, "pmi-gp-counter", "", "arch perfmon v2",
 	   "PMC0 preset to -N counting instructions: one PMI per N, status bit 0 identified and cleared",
 	   exp_pmi_gp_counter);
 
@@ -257,7 +257,7 @@ static void exp_pmi_fixed_counter(void)
 out:
 	pmu_msrs_restore(&saved);
 }
-EXPERIMENT(303, "pmi-fixed-counter", "pmu", "", "arch perfmon v2, fixed counters",
+EXPERIMENT(303, "pmi-fixed-counter", "", "arch perfmon v2, fixed counters",
 	   "FIXED_CTR0 (instructions retired) preset to -N: one PMI per N, status bit 32 identified and cleared",
 	   exp_pmi_fixed_counter);
 
@@ -338,7 +338,7 @@ static void exp_freeze_on_pmi(void)
 out:
 	pmu_msrs_restore(&saved);
 }
-EXPERIMENT(304, "freeze-on-pmi", "pmu", "", "arch perfmon v2, DEBUGCTL freeze bits",
+EXPERIMENT(304, "freeze-on-pmi", "", "arch perfmon v2, DEBUGCTL freeze bits",
 	   "FREEZE_PERFMON_ON_PMI / FREEZE_LBRS_ON_PMI: counters and LBR frozen at the PMI, running again after",
 	   exp_freeze_on_pmi);
 
@@ -396,6 +396,6 @@ static void exp_amd_pmi(void)
 out:
 	pmu_msrs_restore(&saved);
 }
-EXPERIMENT(310, "amd-pmi", "pmu", "", "AMD core performance counters",
+EXPERIMENT(310, "amd-pmi", "", "AMD core performance counters",
 	   "AMD PerfCtr0 preset to -N counting retired instructions: one PMI per N through LVT perfmon",
 	   exp_amd_pmi);

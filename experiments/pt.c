@@ -548,7 +548,7 @@ static void exp_pt_enum(void)
 	}
 	diag("MAXPHYADDR=%u", maxphyaddr());
 }
-EXPERIMENT(401, "pt-enum", "pt", "", "Intel PT",
+EXPERIMENT(401, "pt-enum", "", "Intel PT",
 	   "CPUID leaf 14H, every subleaf; consistency of the capability bits and the RTIT MSRs",
 	   exp_pt_enum);
 
@@ -597,7 +597,7 @@ static void exp_pt_single_range(void)
 out:
 	pt_restore(&sv);
 }
-EXPERIMENT(402, "pt-single-range", "pt", "", "Intel PT, single-range output",
+EXPERIMENT(402, "pt-single-range", "", "Intel PT, single-range output",
 	   "a known loop traced into one 4 KiB range: PSB+, TIP.PGE IP, the exact TNT bits, FUP+TIP.PGD",
 	   exp_pt_single_range);
 
@@ -662,7 +662,7 @@ static void exp_pt_wrap(void)
 out:
 	pt_restore(&sv);
 }
-EXPERIMENT(403, "pt-wrap", "pt", "", "Intel PT, single-range output",
+EXPERIMENT(403, "pt-wrap", "", "Intel PT, single-range output",
 	   "a long loop into an 8 KiB range: the range wraps, decoding resyncs at a PSB, the tail is exact",
 	   exp_pt_wrap);
 
@@ -748,7 +748,7 @@ static void exp_pt_cpl_filter(void)
 out:
 	pt_restore(&sv);
 }
-EXPERIMENT(404, "pt-cpl-filter", "pt", "", "Intel PT, single-range output, ring 3",
+EXPERIMENT(404, "pt-cpl-filter", "", "Intel PT, single-range output, ring 3",
 	   "User=1/OS=0 traces only the ring-3 loop (exact TNT bits); OS=1/User=0 hides it",
 	   exp_pt_cpl_filter);
 
@@ -800,7 +800,7 @@ static void exp_pt_ip_filter(void)
 out:
 	pt_restore(&sv);
 }
-EXPERIMENT(405, "pt-ip-filter", "pt", "", "Intel PT, single-range output, IP filtering",
+EXPERIMENT(405, "pt-ip-filter", "", "Intel PT, single-range output, IP filtering",
 	   "ADDR0_CFG=1 around the loop: TIP.PGE/TIP.PGD at the range edges, only the loop's TNT bits",
 	   exp_pt_ip_filter);
 
@@ -859,7 +859,7 @@ static void exp_pt_tracestop(void)
 out:
 	pt_restore(&sv);
 }
-EXPERIMENT(406, "pt-tracestop", "pt", "", "Intel PT, single-range output, IP filtering",
+EXPERIMENT(406, "pt-tracestop", "", "Intel PT, single-range output, IP filtering",
 	   "ADDR0_CFG=2: a JMP into the range sets Stopped, TIP.PGD(target) then a TraceStop packet",
 	   exp_pt_tracestop);
 
@@ -918,7 +918,7 @@ static void exp_pt_cr3_filter(void)
 out:
 	pt_restore(&sv);
 }
-EXPERIMENT(407, "pt-cr3-filter", "pt", "", "Intel PT, single-range output, CR3 filtering",
+EXPERIMENT(407, "pt-cr3-filter", "", "Intel PT, single-range output, CR3 filtering",
 	   "CR3Filter=1: CR3_MATCH=CR3 traces the loop exactly; another value traces nothing",
 	   exp_pt_cr3_filter);
 
@@ -1043,7 +1043,7 @@ static void exp_pt_config_errors(void)
 out:
 	pt_restore(&sv);
 }
-EXPERIMENT(408, "pt-config-errors", "pt", "", "Intel PT, single-range output",
+EXPERIMENT(408, "pt-config-errors", "", "Intel PT, single-range output",
 	   "each single-range error condition and WRMSR with TraceEn=1: caught (#GP / STATUS.Error), not fatal",
 	   exp_pt_config_errors);
 
@@ -1094,6 +1094,6 @@ static void exp_pt_cost(void)
 out:
 	pt_restore(&sv);
 }
-EXPERIMENT(409, "pt-cost", "pt", "", "Intel PT, single-range output",
+EXPERIMENT(409, "pt-cost", "", "Intel PT, single-range output",
 	   "TSC cycles of an 800000-branch loop with and without PT; the traced tail is exact",
 	   exp_pt_cost);

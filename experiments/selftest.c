@@ -8,7 +8,7 @@ static void deliberate_fail(void)
 {
 	check_eqd("1 + 1, deliberately compared with 3", 1 + 1, 3);
 }
-EXPERIMENT(901, "selftest-fail", "selftest", "", "-", "a check that fails on purpose",
+EXPERIMENT(901, "selftest-fail", "", "-", "a check that fails on purpose",
 	   deliberate_fail, .flags = EXP_SELFTEST);
 
 static void deliberate_fault(void)
@@ -19,7 +19,7 @@ static void deliberate_fault(void)
 	(void)*p;
 	check(false, "execution continued past the faulting read");
 }
-EXPERIMENT(902, "selftest-fault", "selftest", "", "-", "an unexpected #GP inside an experiment",
+EXPERIMENT(902, "selftest-fault", "", "-", "an unexpected #GP inside an experiment",
 	   deliberate_fault, .flags = EXP_SELFTEST);
 
 static void deliberate_hang(void)
@@ -28,7 +28,7 @@ static void deliberate_hang(void)
 	for (;;)
 		cpu_relax();
 }
-EXPERIMENT(903, "selftest-hang", "selftest", "", "-", "a hang cut off by the watchdog",
+EXPERIMENT(903, "selftest-hang", "", "-", "a hang cut off by the watchdog",
 	   deliberate_hang, .flags = EXP_SELFTEST);
 
 static int leak_target;
@@ -38,5 +38,5 @@ static void deliberate_leak(void)
 	write_dr7(read_dr7() | DR7_L(0) | DR7_RW_WRITE << DR7_RW_SHIFT(0) | DR7_LEN_4 << DR7_LEN_SHIFT(0));
 	diag("DR0/DR7 left armed on purpose: the runner must report the leak");
 }
-EXPERIMENT(904, "selftest-leak", "selftest", "", "-", "debug registers left armed: a leak",
+EXPERIMENT(904, "selftest-leak", "", "-", "debug registers left armed: a leak",
 	   deliberate_leak, .flags = EXP_SELFTEST);

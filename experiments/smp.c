@@ -111,7 +111,7 @@ static void smp_bringup(void)
 	check_eqd("CPUs online (MADT enabled entries, at most MAX_CPUS)", ncpus_online, (uint64_t)want);
 	check_eqd("enabled CPUs that never answered INIT-SIPI-SIPI", (uint64_t)nfailed, 0);
 }
-EXPERIMENT(510, "smp-bringup", "platform", "", "ACPI MADT, local APIC",
+EXPERIMENT(510, "smp-bringup", "", "ACPI MADT, local APIC",
 	   "every MADT processor up through real/protected/long mode, APIC IDs unique and as listed",
 	   smp_bringup);
 
@@ -295,5 +295,5 @@ static void dr_isolation(void)
 	      "C: other CPU's RFLAGS.TF=%u DR6.BS=%u after its loop (expected 0 0)",
 	      !!(sp.rflags & RFLAGS_TF), !!(sp.dr6 & DR6_BS));
 }
-EXPERIMENT(511, "dr-isolation", "platform", "", "2 CPUs",
+EXPERIMENT(511, "dr-isolation", "", "2 CPUs",
 	   "DR0/DR7 watchpoints and TF single-step on one CPU do not reach another", dr_isolation);

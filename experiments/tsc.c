@@ -164,7 +164,7 @@ static void tsc(void)
 			     "value: %u + %u", mine.backwards, peer->backwards);
 	}
 }
-EXPERIMENT(512, "tsc", "platform", "", "TSC",
+EXPERIMENT(512, "tsc", "", "TSC",
 	   "TSC monotonic on every CPU; invariant TSC and the skew between CPUs reported", tsc);
 
 /* ---- 513 ------------------------------------------------------------------ */
@@ -221,5 +221,5 @@ static void rdtscp_aux(void)
 		if (smp_cpu_online(c))
 			smp_call(c, aux_restore, 0, CALL_MS);
 }
-EXPERIMENT(513, "rdtscp-aux", "platform", "", "RDTSCP",
+EXPERIMENT(513, "rdtscp-aux", "", "RDTSCP",
 	   "RDTSCP returns each CPU's own IA32_TSC_AUX", rdtscp_aux);

@@ -10,24 +10,50 @@
 
 #define EXP_SELFTEST    0x1     /* only runs with selftest=1 on the command line */
 
-/* Layout is read by tools/mkmenu.c from the ELF: keep the two in step. */
+/* The families, by the hundreds digit of the number: the names the kernel prints
+ * and run= accepts.  The family is derived from the number, never spelled twice. */
+#define EXP_FAMILIES(X, n)						\
+	X(n, 1, "debug") X(n, 2, "bts") X(n, 3, "pmu") X(n, 4, "pt")	\
+	X(n, 5, "platform") X(n, 9, "selftest")
+#define EXP__NAME_IF(n, d, s)   (n) / 100 == (d) ? (s) :
+#define EXP__IS(n, d, s)        || (n) / 100 == (d)
+#define EXP__RANGE(n, d, s)     " " #d "xx " s
+/* The family name of experiment number n, or NULL: a constant expression. */
+#define EXP_FAMILY_NAME(n)      (EXP_FAMILIES(EXP__NAME_IF, n) (const char *)0)
+/* n is a number in a known family's range (100..999, hundreds digit a family). */
+#define EXP_NUMBER_OK(n)        ((n) >= 100 && (n) <= 999 && (0 EXP_FAMILIES(EXP__IS, n)))
+#define EXP_FAMILY_RANGES       EXP_FAMILIES(EXP__RANGE, 0)
+
+/* The record.  tools/mkmenu reads it from the ELF through this same header (the
+ * pointers are kernel addresses there, resolved through the section headers). */
 struct experiment {
 	uint64_t num;
 	const char *name;
-	const char *family;     /* "debug", "bts", "pmu", "pt", "platform", "selftest" */
+	const char *family;     /* EXP_FAMILY_NAME(num) */
 	const char *book;       /* book experiment it reproduces ("ex14-9") or "" */
 	const char *needs;      /* CPU features, human readable */
 	const char *summary;    /* one line: what it shows */
 	void (*run)(void);
 	uint64_t flags;
+	const char *file;       /* the source file that registers it */
 };
 
-#define EXPERIMENT(num_, name_, family_, book_, needs_, summary_, fn_, ...)	\
-	static const struct experiment __exp_##num_				\
+/* Checked when the file compiles: a number in a known family's range, a name and a
+ * one-line summary given as string literals.  Checked when the kernel links: a
+ * number registered twice is a multiple definition of experiment_number_N (the
+ * record is a global symbol for that reason).  tools/mkmenu checks the same on
+ * the linked ELF, and that the summary is one line. */
+#define EXPERIMENT(num_, name_, book_, needs_, summary_, fn_, ...)		\
+	_Static_assert(EXP_NUMBER_OK(num_), "experiment " #num_			\
+		       ": number outside all family ranges (families:" EXP_FAMILY_RANGES ")"); \
+	_Static_assert(sizeof("" name_) > 1, "experiment " #num_ ": empty name"); \
+	_Static_assert(sizeof("" summary_) > 1,					\
+		       "experiment " #num_ ": no one-line summary");		\
+	const struct experiment experiment_number_##num_			\
 	__attribute__((used, section(".experiments"), aligned(8))) = {		\
-		.num = (num_), .name = (name_), .family = (family_),		\
+		.num = (num_), .name = (name_), .family = EXP_FAMILY_NAME(num_), \
 		.book = (book_), .needs = (needs_), .summary = (summary_),	\
-		.run = (fn_), __VA_ARGS__ }
+		.run = (fn_), .file = __FILE__, __VA_ARGS__ }
 
 /* Results only get worse within an experiment: PASS < SKIP < FAIL. */
 enum verdict { V_PASS, V_SKIP, V_FAIL };

@@ -309,11 +309,7 @@ static bool family_exists(const char *f)
 
 static bool selectable(const struct cmdline *cl, const struct experiment *e)
 {
-	if ((e->flags & EXP_SELFTEST) && !cl->selftest)
-		return false;
-	return cmdline_selects(cl, (uint32_t)e->num, e->family) ||
-	       (cl->selftest && (e->flags & EXP_SELFTEST) &&
-		cl->nsel == 1 && cl->sel[0].kind == SEL_ALL);
+	return cmdline_selects_experiment(cl, (uint32_t)e->num, e->family, e->flags & EXP_SELFTEST);
 }
 
 /* Every item must name something that exists: a typo runs nothing. */

@@ -189,3 +189,12 @@ bool cmdline_selects(const struct cmdline *c, uint32_t num, const char *family)
 	}
 	return false;
 }
+
+bool cmdline_selects_experiment(const struct cmdline *c, uint32_t num, const char *family, bool selftest)
+{
+	if (selftest && !c->selftest)
+		return false;
+	/* run=all with selftest=1 includes the self-tests */
+	return cmdline_selects(c, num, family) ||
+	       (selftest && c->nsel == 1 && c->sel[0].kind == SEL_ALL);
+}

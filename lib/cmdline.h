@@ -48,5 +48,9 @@ extern const char cmdline_usage[];
 /* false on any unknown or malformed word; c->error then says which and why. */
 bool cmdline_parse(const char *s, struct cmdline *c);
 bool cmdline_selects(const struct cmdline *c, uint32_t num, const char *family);
+/* What the runner runs: as cmdline_selects, and a self-test (selftest: the
+ * experiment's EXP_SELFTEST flag) only with selftest=1.  tools/mkmenu --list
+ * answers "which experiments does this command line run" with it. */
+bool cmdline_selects_experiment(const struct cmdline *c, uint32_t num, const char *family, bool selftest);
 
 #endif

@@ -32,6 +32,11 @@ echo "harness: $(( ${hn:-0} - hfail )) passed, $hfail failed" | tee $B/harness-s
 [ $hf = 0 ] || tail -30 $B/harness.log
 count $B/harness-summary.log
 
+echo "== registry build checks (tests/registry-check.sh)"
+CC=${CC:-gcc} tests/registry-check.sh > $B/registry.log 2>&1
+grep -v '^registry: ok' $B/registry.log
+count $B/registry.log
+
 echo "== fuzzers (${FUZZ_SECONDS} s each)"
 fp=0 ff=0
 for f in $B/fuzz/fuzz_*; do

@@ -64,3 +64,23 @@ TEST(cmdline_refusals)
 	CHECK(!cmdline_parse("run=101 bogus=1", &c));
 	CHECK(strstr(c.error, "bogus") != NULL);
 }
+
+/* What the runner (and mkmenu --list, for the matrix) runs: self-tests only with selftest=1. */
+TEST(cmdline_selection_of_experiments)
+{
+	struct cmdline c;
+	CHECK(cmdline_parse("run=all", &c));
+	CHECK(cmdline_selects_experiment(&c, 101, "debug", false));
+	CHECK(!cmdline_selects_experiment(&c, 901, "selftest", true));
+	CHECK(cmdline_parse("run=all selftest=1", &c));
+	CHECK(cmdline_selects_experiment(&c, 901, "selftest", true));
+	CHECK(cmdline_parse("run=901-904,501 selftest=1", &c));
+	CHECK(cmdline_selects_experiment(&c, 902, "selftest", true));
+	CHECK(cmdline_selects_experiment(&c, 501, "platform", false));
+	CHECK(!cmdline_selects_experiment(&c, 101, "debug", false));
+	CHECK(cmdline_parse("run=901-904", &c));
+	CHECK(!cmdline_selects_experiment(&c, 902, "selftest", true));
+	CHECK(cmdline_parse("run=debug,platform cpu=all", &c));
+	CHECK(cmdline_selects_experiment(&c, 513, "platform", false));
+	CHECK(!cmdline_selects_experiment(&c, 201, "bts", false));
+}

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# make test: host unit tests of lib/, the fuzzers for a bounded time, the
-# emulator matrix.  The last line is "N passed, N failed" over all three.
+# make test: host unit tests of lib/, the QR encoder read by zbarimg, the
+# fuzzers for a bounded time, the emulator matrix, the USB-stick boot.  The last
+# line is "N passed, N failed" over all of them.
 set -u
 cd "$(dirname "$0")/.."
 B=build
@@ -21,6 +22,11 @@ $B/host/tests.bin > $B/host-tests.log 2>&1
 grep -E '^not ok|^#' $B/host-tests.log | head -40
 tail -1 $B/host-tests.log
 count $B/host-tests.log
+
+echo "== QR encoder read by zbarimg (tests/qr-zbar.sh)"
+tests/qr-zbar.sh > $B/qr-zbar.log 2>&1
+grep -E 'FAIL|^qr-zbar: [0-9]' $B/qr-zbar.log | tail -20
+count $B/qr-zbar.log
 
 echo "== harness tests (tests/test_matrix.py)"
 if python3 tests/test_matrix.py > $B/harness.log 2>&1; then hf=0; else hf=1; fi

@@ -7,6 +7,8 @@
 #   make check-host host unit tests of lib/
 #   make test       host tests + fuzz (bounded) + emulator matrix; last line "N passed, N failed"
 #   make bench      timings: suite under QEMU TCG, PT decoder throughput
+#   make netdir     build/netboot/: a TFTP root for a lab (GRUB PXE/UEFI, iPXE script)
+#   make netboot    boot over QEMU's TFTP with iPXE (RUN=debug: the command line)
 
 CC        ?= gcc
 HOSTCC    ?= gcc
@@ -158,6 +160,25 @@ $(B)/isoci/boot/grub/grub.cfg: $(B)/tracelab64.elf $(B)/tools/mkmenu
 $(B)/tracelab-ci.iso: $(B)/tracelab.elf $(B)/isoci/boot/grub/grub.cfg
 	cp $(B)/tracelab.elf $(B)/isoci/boot/tracelab.elf
 	grub-mkrescue -o $@ $(B)/isoci 2>$(B)/grub-mkrescue.log || { cat $(B)/grub-mkrescue.log; exit 1; }
+
+# A TFTP root for a lab's network boot (docs/real-hardware.md): GRUB's network
+# images for PXE under BIOS (core.0) and UEFI (core.efi) with the ISO's menu, the
+# kernel, and an iPXE script for iPXE (which loads the ELF as multiboot v1).
+NETDIR := $(B)/netboot
+netdir: $(NETDIR)/boot/tracelab.elf
+
+$(NETDIR)/boot/tracelab.elf: $(B)/tracelab.elf $(B)/iso/boot/grub/grub.cfg
+	rm -rf $(NETDIR) && mkdir -p $(NETDIR)/boot
+	grub-mknetdir --net-directory=$(NETDIR) --subdir=boot/grub >$(B)/grub-mknetdir.log 2>&1 || \
+		{ cat $(B)/grub-mknetdir.log; exit 1; }
+	cp $(B)/iso/boot/grub/grub.cfg $(NETDIR)/boot/grub/grub.cfg
+	printf '#!ipxe\nkernel boot/tracelab.elf run=all\nboot\n' > $(NETDIR)/tracelab.ipxe
+	cp $(B)/tracelab.elf $@
+
+# Boot over QEMU's TFTP as a lab does (iPXE from the NIC ROM): make netboot RUN=debug
+RUN ?= all
+netboot: all netdir
+	./run-qemu.sh -N -r $(RUN)
 
 deps:
 	@tools/deps.sh build

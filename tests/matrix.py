@@ -119,6 +119,20 @@ def run_ovmf(extra, timeout):
                          "-drive", f"if=pflash,format=raw,file={vars_.name}"] + extra, timeout)
 
 
+def run_netboot(cmdline, timeout):
+    """The lab's way: QEMU's e1000 ROM (iPXE) takes DHCP and TFTP from QEMU's
+    user-mode network, with build/ as the TFTP root, runs an iPXE script that
+    loads tracelab.elf (multiboot v1) with the command line."""
+    script = f"netboot-matrix-{os.getpid()}.ipxe"
+    path = os.path.join(B, script)
+    open(path, "w").write(f"#!ipxe\nkernel tracelab.elf {cmdline}\nboot\n")
+    try:
+        return run_qemu(["-accel", "tcg", "-netdev", f"user,id=net0,tftp={B},bootfile={script}",
+                         "-device", "e1000,netdev=net0", "-boot", "n"], timeout)
+    finally:
+        os.unlink(path)
+
+
 def run_bochs(model, timeout, ncpus=1):
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "com1.txt")
@@ -171,6 +185,8 @@ PLATFORMS = [
     ("qemu-tcg-smp4", "QEMU TCG, -kernel, -cpu max, 4 CPUs, debug and platform families on every CPU",
      lambda: run_qemu(["-accel", "tcg", "-cpu", "max", "-smp", "4"], 120, "run=debug,platform cpu=all"),
      lambda: True),
+    ("qemu-netboot", "QEMU TCG, SeaBIOS, network boot: iPXE loads the ELF over TFTP, run=debug",
+     lambda: run_netboot("run=debug", 60), lambda: os.path.exists("/usr/lib/ipxe/qemu/pxe-e1000.rom")),
     ("qemu-seabios-iso", "QEMU TCG, SeaBIOS, GRUB from the ISO (multiboot2)",
      lambda: run_qemu(["-accel", "tcg", "-cdrom", ISO], 120), lambda: os.path.exists(ISO)),
     ("qemu-ovmf-iso", "QEMU TCG, OVMF (UEFI), GRUB from the ISO (multiboot2)",

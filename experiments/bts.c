@@ -133,7 +133,7 @@ static bool bts_begin(struct bts_run *r, uint32_t records, uint32_t thresh_rec, 
 	ds_write(&r->ds, DS_BTS_THRESH, thresh);
 	if (!wr) {
 		ds_uninstall(&r->ds);
-		exp_skip("WRMSR IA32_DEBUGCTL=0x%llx (TR|BTS) #GP", (unsigned long long)want);
+		exp_skip("WRMSR IA32_DEBUGCTL=0x%llx (TR|BTS) GP", (unsigned long long)want);
 		return false;
 	}
 	if (!rd || (v & bits) != bits) {

@@ -47,17 +47,17 @@ static void exp_int3(void)
 	dbg_begin(0);
 	uint64_t ran = dbg_int3_seq();
 
-	dbg_check_count("#BP deliveries", 2);
+	dbg_check_count("BP deliveries", 2);
 	dbg_check_event("0xCC int3", 0, 3, (uint64_t)dbg_int3_cc_next, DR6_INIT);
 	dbg_check_event("0xCD 0x03 int $3", 1, 3, (uint64_t)dbg_int3_cd_next, DR6_INIT);
 	check_eqd("instructions after each breakpoint ran", ran, 2);
 	if (dbg_log.n >= 1) {
 		check_eq("saved CS is the kernel's", dbg_log.ev[0].cs, read_cs());
-		check_eq("TF clear inside the #BP handler", dbg_log.ev[0].rflags_live & RFLAGS_TF, 0);
+		check_eq("TF clear inside the BP handler", dbg_log.ev[0].rflags_live & RFLAGS_TF, 0);
 	}
 }
 EXPERIMENT(101, "int3", "", "none",
-	   "INT3 (0xCC) and INT 3 (0xCD 03): #BP trap, RIP after, DR6 untouched", exp_int3);
+	   "INT3 (0xCC) and INT 3 (0xCD 03): BP trap, RIP after, DR6 untouched", exp_int3);
 
 /* An emulator that does not decode 0xF1 raises #UD: report it, skip the byte. */
 static int icebp_ud;
@@ -80,13 +80,13 @@ static void exp_icebp(void)
 	trap_set_handler(6, icebp_ud_skip);
 	uint64_t ran = dbg_icebp_seq();
 
-	check_eqd("#UD instead of #DB (0xF1 not decoded)", (uint64_t)icebp_ud, 0);
+	check_eqd("UD instead of DB (0xF1 not decoded)", (uint64_t)icebp_ud, 0);
 
-	dbg_check_count("#DB deliveries", 1);
+	dbg_check_count("DB deliveries", 1);
 	dbg_check_event("INT1/ICEBP 0xF1", 0, 1, (uint64_t)dbg_icebp_next, DR6_INIT);
 	check_eqd("instruction after ICEBP ran", ran, 1);
 	if (dbg_log.n >= 1)
 		check_eq("saved RFLAGS.RF (trap, not fault)", dbg_log.ev[0].rflags & RFLAGS_RF, 0);
 }
 EXPERIMENT(102, "int1-icebp", "", "none",
-	   "INT1/ICEBP (0xF1): trap-class #DB, RIP after, no DR6 condition bit", exp_icebp);
+	   "INT1/ICEBP (0xF1): trap-class DB, RIP after, no DR6 condition bit", exp_icebp);

@@ -92,7 +92,7 @@ uint64_t dr7_bp(int n, uint64_t rw, uint64_t len)
 
 static const char *vector_name(int v)
 {
-	return v == 1 ? "#DB" : v == 3 ? "#BP" : "other";
+	return v == 1 ? "DB" : v == 3 ? "BP" : "other";
 }
 
 bool dbg_check_event(const char *what, int i, int vector, uint64_t rip, uint64_t dr6)
@@ -104,7 +104,7 @@ bool dbg_check_event(const char *what, int i, int vector, uint64_t rip, uint64_t
 		return false;
 
 	const struct dbg_event *e = &dbg_log.ev[i];
-	bool ok = check((int)e->vector == vector, "%s: vector %lu %s (expected %d %s)", what,
+	bool ok = check((int)e->vector == vector, "%s: vector %lu (%s) (expected %d (%s))", what,
 			(unsigned long)e->vector, vector_name((int)e->vector), vector, vector_name(vector));
 	tl_snprintf(buf, sizeof buf, "%s: saved RIP", what);
 	ok &= check_eq(buf, e->rip, rip);

@@ -78,13 +78,13 @@ static bool probe(const char *what, access_fn fn, volatile uint8_t *p, uint64_t 
 	int got = dbg_log.n - before;
 
 	if (!expect_bits)
-		return check(got == 0, "%s: %d #DB (expected none)", what, got);
+		return check(got == 0, "%s: %d DB (expected none)", what, got);
 
 	const struct dbg_event *e = &dbg_log.ev[before < DBG_MAX_EVENTS ? before : 0];
 	bool ok = got == 1 && e->vector == 1 && e->rip == after && e->dr6 == dr6_with(expect_bits);
 	if (check_mem)
 		ok = ok && (uint8_t)e->extra == (uint8_t)v;
-	return check(ok, "%s: %d #DB, rip %#lx dr6 %#lx mem %#x (expected 1, %#lx %#lx %#x)",
+	return check(ok, "%s: %d DB, rip %#lx dr6 %#lx mem %#x (expected 1, %#lx %#lx %#x)",
 		     what, got, got ? (unsigned long)e->rip : 0UL, got ? (unsigned long)e->dr6 : 0UL,
 		     got ? (unsigned)(uint8_t)e->extra : 0u, (unsigned long)after,
 		     (unsigned long)dr6_with(expect_bits), check_mem ? (unsigned)(uint8_t)v : 0u);
@@ -155,7 +155,7 @@ static void exp_data_rw(void)
 	probe("len 4: dword read at +4 (just after)", rd32, w + 4, 0, 0, false);
 	probe("len 4: byte write at +2", wr8, w + 2, 0x77, DR6_B1, false);
 	/* A read-modify-write is one instruction: one #DB, after the write. */
-	probe("len 4: incb at +1 (read+write, one #DB)", inc8, w + 1, 0x11, DR6_B1, true);
+	probe("len 4: incb at +1 (read+write, one DB)", inc8, w + 1, 0x11, DR6_B1, true);
 	write_dr7(DR7_INIT);
 
 	/* DR3, 8 bytes: a dword read of the upper half. */
@@ -192,4 +192,4 @@ static void exp_two_hits(void)
 	dbg_end();
 }
 EXPERIMENT(107, "dr-two-hits", "", "none",
-	   "one instruction meeting two data breakpoints: one #DB reporting both Bn", exp_two_hits);
+	   "one instruction meeting two data breakpoints: one DB reporting both Bn", exp_two_hits);

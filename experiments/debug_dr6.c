@@ -68,9 +68,9 @@ static void exp_dr6(void)
 	gp_count = 0;
 	trap_set_handler(13, gp_skip);
 	mov_to_dr6(DR6_INIT | 1ULL << 32);
-	check_eqd("MOV to DR6 with bit 32 set: #GP", (uint64_t)gp_count, 1);
+	check_eqd("MOV to DR6 with bit 32 set: GP", (uint64_t)gp_count, 1);
 	mov_to_dr7(DR7_INIT | 1ULL << 32);
-	check_eqd("MOV to DR7 with bit 32 set: #GP", (uint64_t)gp_count, 2);
+	check_eqd("MOV to DR7 with bit 32 set: GP", (uint64_t)gp_count, 2);
 	check_eq("DR6 upper half still 0", read_dr6() >> 32, 0);
 	check_eq("DR7 upper half still 0", read_dr7() >> 32, 0);
 	write_dr6(DR6_INIT);
@@ -78,16 +78,16 @@ static void exp_dr6(void)
 
 	/* The processor never clears BS: without the handler's help it leaks. */
 	run_bs_then_b0(true);
-	dbg_check_count("DR6 kept: #DB count (6 steps, 1 breakpoint)", 7);
+	dbg_check_count("DR6 kept: DB count (6 steps, 1 breakpoint)", 7);
 	dbg_check_event("DR6 kept: breakpoint shows the stale BS too", 6, 1,
 			(uint64_t)dbg_exec_target, dr6_with(DR6_BS | DR6_B0));
 
 	/* Read, then clear: each #DB shows its own cause only. */
 	run_bs_then_b0(false);
-	dbg_check_count("DR6 cleared: #DB count (6 steps, 1 breakpoint)", 7);
+	dbg_check_count("DR6 cleared: DB count (6 steps, 1 breakpoint)", 7);
 	dbg_check_event("DR6 cleared: breakpoint shows B0 alone", 6, 1,
 			(uint64_t)dbg_exec_target, dr6_with(DR6_B0));
 	dbg_end();
 }
 EXPERIMENT(111, "dr6-discipline", "", "none",
-	   "DR6/DR7 fixed bits, #GP on high bits, BS sticky unless the handler clears DR6", exp_dr6);
+	   "DR6/DR7 fixed bits, GP on high bits, BS sticky unless the handler clears DR6", exp_dr6);

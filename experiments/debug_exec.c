@@ -65,7 +65,7 @@ static void exp_dr_exec(void)
 		arm_exec(n);
 		ran = dbg_exec_fn();
 		disarm();
-		tl_snprintf(what, sizeof what, "DR%d (%s) #DB count", n, (n & 1) ? "G" : "L");
+		tl_snprintf(what, sizeof what, "DR%d (%s) DB count", n, (n & 1) ? "G" : "L");
 		dbg_check_count(what, 1);
 		tl_snprintf(what, sizeof what, "DR%d fault before the instruction", n);
 		dbg_check_event(what, 0, 1, (uint64_t)dbg_exec_target, dr6_with(DR6_BN(n)));
@@ -82,7 +82,7 @@ static void exp_dr_exec(void)
 	arm_exec(0);
 	ran = dbg_exec_fn();
 	disarm();
-	dbg_check_count("no RF: #DB count (fault repeats once)", 2);
+	dbg_check_count("no RF: DB count (fault repeats once)", 2);
 	dbg_check_event("no RF: first fault", 0, 1, (uint64_t)dbg_exec_target, dr6_with(DR6_B0));
 	dbg_check_event("no RF: repeated fault", 1, 1, (uint64_t)dbg_exec_target, dr6_with(DR6_B0));
 	check_eqd("no RF: instruction ran once", ran, 1);

@@ -35,7 +35,7 @@ static void exp_gd(void)
 	write_dr0(0x1234000);
 	write_dr7(DR7_INIT | DR7_GD);
 	uint64_t v = dbg_gd_read();
-	dbg_check_count("MOV from DR0 with GD: #DB count", 1);
+	dbg_check_count("MOV from DR0 with GD: DB count", 1);
 	dbg_check_event("MOV from DR0: fault before the MOV", 0, 1, (uint64_t)dbg_gd_read_mov,
 			dr6_with(DR6_BD));
 	if (dbg_log.n >= 1)
@@ -45,7 +45,7 @@ static void exp_gd(void)
 	dbg_begin(0);
 	write_dr7(DR7_INIT | DR7_GD);
 	dbg_gd_write(0x5678000);
-	dbg_check_count("MOV to DR1 with GD: #DB count", 1);
+	dbg_check_count("MOV to DR1 with GD: DB count", 1);
 	dbg_check_event("MOV to DR1: fault before the MOV", 0, 1, (uint64_t)dbg_gd_write_mov,
 			dr6_with(DR6_BD));
 	if (dbg_log.n >= 1)
@@ -53,9 +53,9 @@ static void exp_gd(void)
 	/* Only now, with GD known clear on a conforming CPU, read the registers back. */
 	uint64_t dr7 = read_dr7();
 	check_eq("MOV to DR1: executed after the handler", read_dr1(), 0x5678000);
-	check_eq("DR7.GD stays clear after the #DB", dr7 & DR7_GD, 0);
+	check_eq("DR7.GD stays clear after the DB", dr7 & DR7_GD, 0);
 	write_dr7(DR7_INIT);
 	dbg_end();
 }
 EXPERIMENT(109, "dr7-gd", "", "none",
-	   "DR7.GD: MOV to/from a DR faults first with DR6.BD, GD cleared on #DB entry", exp_gd);
+	   "DR7.GD: MOV to/from a DR faults first with DR6.BD, GD cleared on DB entry", exp_gd);

@@ -59,12 +59,12 @@ static void io_probe(const char *what, uint64_t (*fn)(void), uint64_t expect_bit
 	int got = dbg_log.n - before;
 
 	if (!expect_bits) {
-		check(got == 0, "%s: %d #DB (expected none)", what, got);
+		check(got == 0, "%s: %d DB (expected none)", what, got);
 		return;
 	}
 	const struct dbg_event *e = &dbg_log.ev[before < DBG_MAX_EVENTS ? before : 0];
 	check(got == 1 && e->vector == 1 && e->rip == after && e->dr6 == dr6_with(expect_bits),
-	      "%s: %d #DB, rip %#lx dr6 %#lx (expected 1, %#lx %#lx)", what, got,
+	      "%s: %d DB, rip %#lx dr6 %#lx (expected 1, %#lx %#lx)", what, got,
 	      got ? (unsigned long)e->rip : 0UL, got ? (unsigned long)e->dr6 : 0UL,
 	      (unsigned long)after, (unsigned long)dr6_with(expect_bits));
 }
@@ -135,14 +135,14 @@ static void exp_dr45(void)
 	check_eq("CR4.DE=0: MOV to DR5 writes DR7", read_dr7(), DR7_INIT | DR7_GE);
 	write_dr7(DR7_INIT);
 	write_dr6(DR6_INIT);
-	check_eqd("CR4.DE=0: no #UD", (uint64_t)ud_count, 0);
+	check_eqd("CR4.DE=0: no UD", (uint64_t)ud_count, 0);
 
 	write_cr4(cr4 | CR4_DE);
 	mov_from_dr4(&at);
 	write_cr4(cr4);
-	check_eqd("CR4.DE=1: MOV from DR4 raises #UD", (uint64_t)ud_count, 1);
+	check_eqd("CR4.DE=1: MOV from DR4 raises UD", (uint64_t)ud_count, 1);
 	if (ud_count == 1)
-		check_eq("CR4.DE=1: #UD at the MOV", ud_rip + 3, at);
+		check_eq("CR4.DE=1: UD at the MOV", ud_rip + 3, at);
 }
 EXPERIMENT(117, "dr4-dr5-alias", "", "none",
-	   "CR4.DE=0: DR4/DR5 alias DR6/DR7; CR4.DE=1: MOV DR4 is #UD", exp_dr45);
+	   "CR4.DE=0: DR4/DR5 alias DR6/DR7; CR4.DE=1: MOV DR4 is UD", exp_dr45);

@@ -63,7 +63,7 @@ static void exp_movss(void)
 	static const char *const a[] = { dbg_sh_a2, dbg_sh_a4, dbg_sh_a5, dbg_sh_a6, dbg_sh_a7 };
 	dbg_begin(0);
 	dbg_sh_tf();
-	dbg_check_count("TF: #DB count (none after MOV SS)", 5);
+	dbg_check_count("TF: DB count (none after MOV SS)", 5);
 	for (int i = 0; i < 5; i++) {
 		tl_snprintf(what, sizeof what, "TF step %d", i + 1);
 		dbg_check_event(what, i, 1, (uint64_t)a[i], dr6_with(DR6_BS));
@@ -78,8 +78,8 @@ static void exp_movss(void)
 	write_dr7(dr7_bp(0, DR7_RW_RDWR, DR7_LEN_2));
 	dbg_sh_data(&ss_word);
 	write_dr7(DR7_INIT);
-	dbg_check_count("data: #DB count", 1);
-	dbg_check_event("data: #DB deferred past the next instruction", 0, 1, (uint64_t)dbg_sh_b3,
+	dbg_check_count("data: DB count", 1);
+	dbg_check_event("data: DB deferred past the next instruction", 0, 1, (uint64_t)dbg_sh_b3,
 			dr6_with(DR6_B0));
 	if (dbg_log.n >= 1 && dbg_log.ev[0].rip == (uint64_t)dbg_sh_b2)
 		diag("data: delivered right after MOV SS (no shadow)");
@@ -90,10 +90,10 @@ static void exp_movss(void)
 	write_dr7(dr7_bp(1, DR7_RW_EXEC, DR7_LEN_1));
 	uint64_t ran = dbg_sh_exec();
 	write_dr7(DR7_INIT);
-	dbg_check_count("exec: #DB count for a breakpoint after MOV SS", 0);
+	dbg_check_count("exec: DB count for a breakpoint after MOV SS", 0);
 	check_eqd("exec: the instruction ran once", ran, 1);
 	dbg_end();
 }
 EXPERIMENT(110, "movss-shadow", "", "none",
-	   "MOV SS: single-step and data #DB deferred past the next instruction, exec bp suppressed",
+	   "MOV SS: single-step and data DB deferred past the next instruction, exec bp suppressed",
 	   exp_movss);

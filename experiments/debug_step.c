@@ -120,18 +120,18 @@ static void exp_single_step(void)
 	static const char *const a[] = { dbg_ss_a2, dbg_ss_a3, dbg_ss_a4, dbg_ss_a5, dbg_ss_a6, dbg_ss_a7 };
 	dbg_begin(0);
 	dbg_ss_popf();
-	dbg_check_count("POPF: #DB count (none after the POPF that set TF)", 6);
+	dbg_check_count("POPF: DB count (none after the POPF that set TF)", 6);
 	check_steps("POPF", 0, a, 6);
 	if (dbg_log.n >= 1)
 		check_eq("POPF: saved RFLAGS.TF=1 in the trap frame", dbg_log.ev[0].rflags & RFLAGS_TF, RFLAGS_TF);
 	if (dbg_log.n >= 1)
-		check_eq("POPF: TF clear while the #DB handler runs", dbg_log.ev[0].rflags_live & RFLAGS_TF, 0);
+		check_eq("POPF: TF clear while the DB handler runs", dbg_log.ev[0].rflags_live & RFLAGS_TF, 0);
 
 	/* B: IRETQ sets TF; the first trap is after the target's first instruction. */
 	static const char *const b[] = { dbg_ss_b2, dbg_ss_b3, dbg_ss_b4, dbg_ss_b5 };
 	dbg_begin(0);
 	dbg_ss_iret();
-	dbg_check_count("IRET: #DB count (none after the IRET that set TF)", 4);
+	dbg_check_count("IRET: DB count (none after the IRET that set TF)", 4);
 	check_steps("IRET", 0, b, 4);
 
 	/* C: INT3 while stepping.  Events inside the sequence must be exactly:
@@ -155,10 +155,10 @@ static void exp_single_step(void)
 	check_eqd("INT3: events inside the sequence", (uint64_t)k, 5);
 	if (k >= 1) {
 		const struct dbg_event *e = &dbg_log.ev[in_seq[0]];
-		check_eqd("INT3: first event is #BP", e->vector, 3);
-		check_eq("INT3: #BP saved RIP", e->rip, (uint64_t)dbg_ss_c2);
-		check_eq("INT3: #BP frame has TF=1", e->rflags & RFLAGS_TF, RFLAGS_TF);
-		check_eq("INT3: #BP handler runs with TF=0", e->rflags_live & RFLAGS_TF, 0);
+		check_eqd("INT3: first event is BP", e->vector, 3);
+		check_eq("INT3: BP saved RIP", e->rip, (uint64_t)dbg_ss_c2);
+		check_eq("INT3: BP frame has TF=1", e->rflags & RFLAGS_TF, RFLAGS_TF);
+		check_eq("INT3: BP handler runs with TF=0", e->rflags_live & RFLAGS_TF, 0);
 	}
 	for (int i = 1; i < k && i <= 4; i++) {
 		char what[48];
@@ -172,7 +172,7 @@ static void exp_single_step(void)
 	check_eq("TF clear after the sequences", read_rflags() & RFLAGS_TF, 0);
 }
 EXPERIMENT(103, "single-step", "", "none",
-	   "EFLAGS.TF: exact #DB count and RIPs across POPF, IRET and INT3, DR6.BS", exp_single_step);
+	   "EFLAGS.TF: exact DB count and RIPs across POPF, IRET and INT3, DR6.BS", exp_single_step);
 
 /* The processor cleared BTF on delivery (SDM 17.4.3): set it again to keep going. */
 static void btf_rearm(struct trap_frame *tf, struct dbg_event *e, int n)
@@ -204,15 +204,15 @@ static void exp_btf(void)
 	dbg_btf_seq();
 	wrmsr(IA32_DEBUGCTL, 0);
 
-	dbg_check_count("#DB count: taken JMP, Jcc, CALL, RET only", 4);
+	dbg_check_count("DB count: taken JMP, Jcc, CALL, RET only", 4);
 	check_steps("branch", 0, t, 4);
 	if (dbg_log.n >= 1) {
 		if (cpu.vendor == VENDOR_INTEL)
-			check_eq("DEBUGCTL.BTF cleared on #DB delivery (SDM 17.4.3)",
+			check_eq("DEBUGCTL.BTF cleared on DB delivery (SDM 17.4.3)",
 				 dbg_log.ev[0].debugctl & DEBUGCTL_BTF, 0);
 		else
-			diag("DEBUGCTL in the #DB handler: %#lx", (unsigned long)dbg_log.ev[0].debugctl);
+			diag("DEBUGCTL in the DB handler: %#lx", (unsigned long)dbg_log.ev[0].debugctl);
 	}
 }
 EXPERIMENT(112, "btf", "", "IA32_DEBUGCTL.BTF",
-	   "TF + DEBUGCTL.BTF: #DB only after taken branches, exact count and targets", exp_btf);
+	   "TF + DEBUGCTL.BTF: DB only after taken branches, exact count and targets", exp_btf);

@@ -54,13 +54,13 @@ static void exp_user_int3(void)
 {
 	dbg_begin(0);
 	run_user(user_int3, 0);
-	dbg_check_count("#BP deliveries from CPL 3", 2);
+	dbg_check_count("BP deliveries from CPL 3", 2);
 	dbg_check_event("CPL3 0xCC", 0, 3, (uint64_t)dbg_int3_cc_next, DR6_INIT);
 	dbg_check_event("CPL3 0xCD 0x03", 1, 3, (uint64_t)dbg_int3_cd_next, DR6_INIT);
 	check_cpl3("CPL3 int3");
 }
 EXPERIMENT(114, "user-int3", "", "none",
-	   "INT3 and INT 3 at CPL 3 (DPL-3 gate): #BP, RIP after, CS.RPL=3", exp_user_int3);
+	   "INT3 and INT 3 at CPL 3 (DPL-3 gate): BP, RIP after, CS.RPL=3", exp_user_int3);
 
 static void exp_user_step(void)
 {
@@ -69,7 +69,7 @@ static void exp_user_step(void)
 
 	dbg_begin(0);
 	run_user(user_popf, 0);
-	dbg_check_count("#DB count at CPL 3", 6);
+	dbg_check_count("DB count at CPL 3", 6);
 	for (int i = 0; i < 6; i++) {
 		tl_snprintf(what, sizeof what, "CPL3 step %d", i + 1);
 		dbg_check_event(what, i, 1, (uint64_t)a[i], dr6_with(DR6_BS));
@@ -77,7 +77,7 @@ static void exp_user_step(void)
 	check_cpl3("CPL3 single-step");
 }
 EXPERIMENT(115, "user-single-step", "", "none",
-	   "TF set by POPF at CPL 3: the same exact #DB sequence as at CPL 0", exp_user_step);
+	   "TF set by POPF at CPL 3: the same exact DB sequence as at CPL 0", exp_user_step);
 
 static uint8_t user_buf[64] __attribute__((aligned(64)));
 
@@ -88,7 +88,7 @@ static void exp_user_data(void)
 	write_dr7(dr7_bp(0, DR7_RW_WRITE, DR7_LEN_1));
 	run_user(dbg_user_write, user_buf + 8);
 	dbg_end();
-	dbg_check_count("#DB count for a CPL-3 write", 1);
+	dbg_check_count("DB count for a CPL-3 write", 1);
 	dbg_check_event("CPL3 byte write", 0, 1, (uint64_t)dbg_user_write_next, dr6_with(DR6_B0));
 	check_cpl3("CPL3 data breakpoint");
 	check_eq("the write reached memory", user_buf[8], 0x5a);
@@ -114,11 +114,11 @@ static void exp_user_icebp(void)
 	user_ud = 0;
 	trap_set_handler(6, user_ud_skip);
 	run_user(dbg_user_icebp, 0);
-	check_eqd("#UD instead of #DB (0xF1 not decoded)", (uint64_t)user_ud, 0);
-	dbg_check_count("#DB count for ICEBP at CPL 3", 1);
+	check_eqd("UD instead of DB (0xF1 not decoded)", (uint64_t)user_ud, 0);
+	dbg_check_count("DB count for ICEBP at CPL 3", 1);
 	dbg_check_event("CPL3 ICEBP", 0, 1, (uint64_t)dbg_user_icebp_next, DR6_INIT);
 	check_cpl3("CPL3 ICEBP");
 }
 EXPERIMENT(118, "user-icebp", "", "none",
-	   "INT1/ICEBP at CPL 3 ignores the gate's DPL: #DB, RIP after, DR6 untouched",
+	   "INT1/ICEBP at CPL 3 ignores the gate's DPL: DB, RIP after, DR6 untouched",
 	   exp_user_icebp);

@@ -66,7 +66,7 @@ static void exp_amd_ibs(void)
 	}
 	uint64_t v;
 	if (!rdmsr_safe(MSR_AMD_IBS_FETCH_CTL, &v) || !rdmsr_safe(MSR_AMD_IBS_OP_CTL, &v)) {
-		exp_skip("RDMSR IBS_FETCH_CTL/IBS_OP_CTL (0xc0011030/0xc0011033) #GP");
+		exp_skip("RDMSR IBS_FETCH_CTL/IBS_OP_CTL (0xc0011030/0xc0011033) GP");
 		goto out;
 	}
 	uint64_t lo = (uint64_t)(uintptr_t)ibs_work, hi = (uint64_t)(uintptr_t)ibs_work_end;

@@ -62,7 +62,7 @@ static void enum_intel(void)
 		check_eq("IA32_PMC0 after full-width write", pmc_read(0), top);
 		if (cpu.gp_width < 64)
 			check(!wrmsr_safe(IA32_A_PMC0, 1ull << cpu.gp_width),
-			      "WRMSR IA32_A_PMC0 with bit %u (above the width) raises #GP", cpu.gp_width);
+			      "WRMSR IA32_A_PMC0 with bit %u (above the width) raises GP", cpu.gp_width);
 	}
 	pmc_write(0, 0);
 	/* pmu_gate_intel() already skipped when PERF_MON_AVAILABLE=0: a check here
@@ -103,7 +103,7 @@ static void enum_amd(void)
 	     core ? "PerfCtrExtCore MSRs 0xc0010200.." : "legacy MSRs 0xc0010000..", core);
 	uint64_t v;
 	if (!rdmsr_safe(ctr0, &v)) {
-		exp_skip("RDMSR 0x%x (AMD PerfCtr0) #GP", ctr0);
+		exp_skip("RDMSR 0x%x (AMD PerfCtr0) GP", ctr0);
 		return;
 	}
 	const uint64_t all = pmu_mask(48);
@@ -370,7 +370,7 @@ static void exp_amd_pmi(void)
 	amd.preset = pmu_preset(PERIOD, 48);
 	uint64_t v = 0;
 	if (!wrmsr_safe(ctl, 0) || !wrmsr_safe(amd.ctr, amd.preset)) {
-		exp_skip("WRMSR AMD PerfEvtSel0/PerfCtr0 (0x%x/0x%x) #GP", ctl, amd.ctr);
+		exp_skip("WRMSR AMD PerfEvtSel0/PerfCtr0 (0x%x/0x%x) GP", ctl, amd.ctr);
 		goto out;
 	}
 	if (!rdmsr_safe(amd.ctr, &v) || v != amd.preset) {

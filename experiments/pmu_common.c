@@ -87,14 +87,14 @@ bool pmu_gate_intel(unsigned min_version, bool need_inst_retired)
 	 * read: a value written to the (stopped) counter must come back. */
 	uint64_t sel, v;
 	if (!rdmsr_safe(IA32_PERFEVTSEL0, &sel)) {
-		exp_skip("RDMSR IA32_PERFEVTSEL0 (0x186) #GP");
+		exp_skip("RDMSR IA32_PERFEVTSEL0 (0x186) GP");
 		return false;
 	}
 	if (sel & EVTSEL_EN)
 		wrmsr_safe(IA32_PERFEVTSEL0, sel & ~EVTSEL_EN);
 	const uint64_t probe = 0x12345;
 	if (!wrmsr_safe(IA32_PMC0, probe)) {
-		exp_skip("WRMSR IA32_PMC0 (0xc1) #GP");
+		exp_skip("WRMSR IA32_PMC0 (0xc1) GP");
 		return false;
 	}
 	bool ok = rdmsr_safe(IA32_PMC0, &v);
@@ -104,12 +104,12 @@ bool pmu_gate_intel(unsigned min_version, bool need_inst_retired)
 		return false;
 	}
 	if (cpu.perfmon_version >= 2 && !rdmsr_safe(IA32_PERF_GLOBAL_STATUS, &v)) {
-		exp_skip("RDMSR IA32_PERF_GLOBAL_STATUS (0x38e) #GP");
+		exp_skip("RDMSR IA32_PERF_GLOBAL_STATUS (0x38e) GP");
 		return false;
 	}
 	if (cpu.perfmon_version >= 2 && (!rdmsr_safe(IA32_PERF_GLOBAL_CTRL, &v) ||
 					 !wrmsr_safe(IA32_PERF_GLOBAL_CTRL, v))) {
-		exp_skip("IA32_PERF_GLOBAL_CTRL (0x38f) #GP");
+		exp_skip("IA32_PERF_GLOBAL_CTRL (0x38f) GP");
 		return false;
 	}
 	return true;
@@ -153,7 +153,7 @@ bool pebs_prepare(struct pebs_setup *p, uint64_t data_cfg, uint32_t bts_records,
 	p->ds.pebs_cfg = p->adaptive ? p->data_cfg : 0;
 	if (p->adaptive && (cpu.perf_caps & PERF_CAP_PEBS_BASELINE) &&
 	    !wrmsr_safe(MSR_PEBS_DATA_CFG, p->data_cfg)) {
-		exp_skip("WRMSR MSR_PEBS_DATA_CFG (0x3f2) #GP");
+		exp_skip("WRMSR MSR_PEBS_DATA_CFG (0x3f2) GP");
 		return false;
 	}
 	if ((why = ds_install(&p->ds))) {

@@ -178,7 +178,7 @@ static bool pt_gate(struct ptcaps *caps, unsigned need)
 		return false;
 	}
 	if (!rdmsr_safe(IA32_RTIT_CTL, &v)) {
-		exp_skip("RDMSR IA32_RTIT_CTL (0x570) #GP");
+		exp_skip("RDMSR IA32_RTIT_CTL (0x570) GP");
 		return false;
 	}
 	return true;
@@ -262,7 +262,7 @@ static bool pt_arm(struct trace *t, uint64_t size)
 	if (!wrmsr_safe(IA32_RTIT_CTL, 0) || !wrmsr_safe(IA32_RTIT_STATUS, 0) ||
 	    !wrmsr_safe(IA32_RTIT_OUTPUT_BASE, t->base_msr) ||
 	    !wrmsr_safe(IA32_RTIT_OUTPUT_MASK_PTRS, t->mask_msr)) {
-		exp_fail("WRMSR to an RTIT configuration MSR #GP with TraceEn=0");
+		exp_fail("WRMSR to an RTIT configuration MSR GP with TraceEn=0");
 		return false;
 	}
 	return true;
@@ -525,26 +525,26 @@ static void exp_pt_enum(void)
 	bool out = c.topa || c.single_range;
 	bool b = rdmsr_safe(IA32_RTIT_OUTPUT_BASE, &v);
 	check(b == out, "RDMSR IA32_RTIT_OUTPUT_BASE %s (expected %s: ToPA or single range)",
-	      b ? "ok" : "#GP", out ? "ok" : "#GP");
+	      b ? "ok" : "GP", out ? "ok" : "GP");
 	b = rdmsr_safe(IA32_RTIT_OUTPUT_MASK_PTRS, &v);
-	check(b == out, "RDMSR IA32_RTIT_OUTPUT_MASK_PTRS %s (expected %s)", b ? "ok" : "#GP",
-	      out ? "ok" : "#GP");
+	check(b == out, "RDMSR IA32_RTIT_OUTPUT_MASK_PTRS %s (expected %s)", b ? "ok" : "GP",
+	      out ? "ok" : "GP");
 	if (b)
 		check((v & PTRANGE_LOWER_MASK) == PTRANGE_LOWER_MASK,
 		      "OUTPUT_MASK_PTRS[6:0]=%#llx (expected 0x7f: forced to 1)",
 		      (unsigned long long)(v & 0x7f));
 	b = rdmsr_safe(IA32_RTIT_STATUS, &v);
-	check(b, "RDMSR IA32_RTIT_STATUS %s (expected ok)", b ? "ok" : "#GP");
+	check(b, "RDMSR IA32_RTIT_STATUS %s (expected ok)", b ? "ok" : "GP");
 	if (c.cr3_filter) {
 		b = rdmsr_safe(IA32_RTIT_CR3_MATCH, &v);
-		check(b, "RDMSR IA32_RTIT_CR3_MATCH %s (expected ok: CR3 filtering)", b ? "ok" : "#GP");
+		check(b, "RDMSR IA32_RTIT_CR3_MATCH %s (expected ok: CR3 filtering)", b ? "ok" : "GP");
 	}
 	for (unsigned n = 0; c.ip_filter && n < c.nranges && n < 4; n++) {
 		uint64_t a = 0, z = 0;
 		bool ok = rdmsr_safe(IA32_RTIT_ADDR0_A + 2 * n, &a) &&
 			  rdmsr_safe(IA32_RTIT_ADDR0_B + 2 * n, &z);
 		check(ok, "RDMSR IA32_RTIT_ADDR%u_A/B %s (expected ok: %u ranges)", n,
-		      ok ? "ok" : "#GP", c.nranges);
+		      ok ? "ok" : "GP", c.nranges);
 	}
 	diag("MAXPHYADDR=%u", maxphyaddr());
 }
@@ -689,7 +689,7 @@ static void exp_pt_cpl_filter(void)
 	if (!pt_arm(&t, 16384))
 		goto out;
 	if (!wrmsr_safe(IA32_RTIT_CTL, ctl_user)) {
-		exp_fail("WRMSR IA32_RTIT_CTL=%#llx #GP", (unsigned long long)ctl_user);
+		exp_fail("WRMSR IA32_RTIT_CTL=%#llx GP", (unsigned long long)ctl_user);
 		goto out;
 	}
 	run_user(pt_uwl, &arg);
@@ -724,7 +724,7 @@ static void exp_pt_cpl_filter(void)
 	if (!pt_arm(&t, 65536))
 		goto out;
 	if (!wrmsr_safe(IA32_RTIT_CTL, ctl_os)) {
-		exp_fail("WRMSR IA32_RTIT_CTL=%#llx #GP", (unsigned long long)ctl_os);
+		exp_fail("WRMSR IA32_RTIT_CTL=%#llx GP", (unsigned long long)ctl_os);
 		goto out;
 	}
 	run_user(pt_uwl, &arg);
@@ -772,7 +772,7 @@ static void exp_pt_ip_filter(void)
 	/* The range is inclusive: [first byte of the loop, first byte of the JMP out] */
 	if (!wrmsr_safe(IA32_RTIT_ADDR0_A, A(pt_wlf_in)) ||
 	    !wrmsr_safe(IA32_RTIT_ADDR0_B, A(pt_wlf_last))) {
-		exp_fail("WRMSR IA32_RTIT_ADDR0_A/B #GP");
+		exp_fail("WRMSR IA32_RTIT_ADDR0_A/B GP");
 		goto out;
 	}
 	diag("ADDR0 = [%#llx, %#llx], ADDR0_CFG=1 (FilterEn)", (unsigned long long)A(pt_wlf_in),
@@ -823,7 +823,7 @@ static void exp_pt_tracestop(void)
 		goto out;
 	if (!wrmsr_safe(IA32_RTIT_ADDR0_A, A(pt_wls_stop)) ||
 	    !wrmsr_safe(IA32_RTIT_ADDR0_B, A(pt_wls_stop_end))) {
-		exp_fail("WRMSR IA32_RTIT_ADDR0_A/B #GP");
+		exp_fail("WRMSR IA32_RTIT_ADDR0_A/B GP");
 		goto out;
 	}
 	run_cli(pt_wls, ctl, PATTERN, n);
@@ -855,7 +855,7 @@ static void exp_pt_tracestop(void)
 	uint64_t st = ~0ULL;
 	rdmsr_safe(IA32_RTIT_STATUS, &st);
 	check(w && !(st & RTIT_STATUS_STOPPED), "WRMSR STATUS=0 with TraceEn=0 clears Stopped: "
-	      "%s, STATUS=%#llx", w ? "ok" : "#GP", (unsigned long long)st);
+	      "%s, STATUS=%#llx", w ? "ok" : "GP", (unsigned long long)st);
 out:
 	pt_restore(&sv);
 }
@@ -885,7 +885,7 @@ static void exp_pt_cr3_filter(void)
 		if (!pt_arm(&t, 4096))
 			goto out;
 		if (!wrmsr_safe(IA32_RTIT_CR3_MATCH, match)) {
-			exp_fail("WRMSR IA32_RTIT_CR3_MATCH=%#llx #GP", (unsigned long long)match);
+			exp_fail("WRMSR IA32_RTIT_CR3_MATCH=%#llx GP", (unsigned long long)match);
 			goto out;
 		}
 		diag("CR3=%#llx CR3_MATCH=%#llx", (unsigned long long)cr3, (unsigned long long)match);
@@ -939,11 +939,11 @@ static void bad_range(const char *what, uint64_t base, uint64_t mask_ptrs, uint6
 	wrmsr_safe(IA32_RTIT_STATUS, 0);
 	const char *how = NULL;
 	if (!wrmsr_safe(IA32_RTIT_OUTPUT_BASE, base))
-		how = "#GP on WRMSR OUTPUT_BASE";
+		how = "GP on WRMSR OUTPUT_BASE";
 	else if (!wrmsr_safe(IA32_RTIT_OUTPUT_MASK_PTRS, mask_ptrs))
-		how = "#GP on WRMSR OUTPUT_MASK_PTRS";
+		how = "GP on WRMSR OUTPUT_MASK_PTRS";
 	else if (!wrmsr_safe(IA32_RTIT_CTL, ctl))
-		how = "#GP on WRMSR CTL.TraceEn=1";
+		how = "GP on WRMSR CTL.TraceEn=1";
 	else {
 		wrmsr_safe(IA32_RTIT_CTL, ctl & ~RTIT_CTL_TRACEEN);
 		uint64_t st = 0;
@@ -953,7 +953,7 @@ static void bad_range(const char *what, uint64_t base, uint64_t mask_ptrs, uint6
 		else
 			diag("%s: STATUS=%#llx after enable/disable", what, (unsigned long long)st);
 	}
-	check(how != NULL, "%s (BASE=%#llx MASK_PTRS=%#llx): %s (expected #GP or STATUS.Error)",
+	check(how != NULL, "%s (BASE=%#llx MASK_PTRS=%#llx): %s (expected GP or STATUS.Error)",
 	      what, (unsigned long long)base, (unsigned long long)mask_ptrs,
 	      how ? how : "not detected");
 	wrmsr_safe(IA32_RTIT_CTL, 0);
@@ -998,8 +998,8 @@ static void exp_pt_config_errors(void)
 				 ptrange_err_name(e), ptrange_err_name(rsv[i].e));
 		wrmsr_safe(IA32_RTIT_CTL, 0);
 		bool ok = wrmsr_safe(IA32_RTIT_OUTPUT_BASE, bad);
-		check(!ok, "%s: WRMSR OUTPUT_BASE=%#llx %s (expected #GP)", rsv[i].what,
-		      (unsigned long long)bad, ok ? "accepted" : "#GP");
+		check(!ok, "%s: WRMSR OUTPUT_BASE=%#llx %s (expected GP)", rsv[i].what,
+		      (unsigned long long)bad, ok ? "accepted" : "GP");
 		wrmsr_safe(IA32_RTIT_OUTPUT_BASE, t.base_msr);
 	}
 	/* 32.2.8.1: with TraceEn=1, WRMSR to any configuration MSR #GPs, except
@@ -1008,7 +1008,7 @@ static void exp_pt_config_errors(void)
 	wrmsr_safe(IA32_RTIT_OUTPUT_BASE, t.base_msr);
 	wrmsr_safe(IA32_RTIT_OUTPUT_MASK_PTRS, t.mask_msr);
 	if (!wrmsr_safe(IA32_RTIT_CTL, ctl)) {
-		check(false, "valid configuration: WRMSR CTL=%#llx #GP", (unsigned long long)ctl);
+		check(false, "valid configuration: WRMSR CTL=%#llx GP", (unsigned long long)ctl);
 		goto out;
 	}
 	bool g_base = !wrmsr_safe(IA32_RTIT_OUTPUT_BASE, t.base_msr);
@@ -1025,18 +1025,18 @@ static void exp_pt_config_errors(void)
 	if (c.cr3_filter)
 		g_cr3 = !wrmsr_safe(IA32_RTIT_CR3_MATCH, sv.have_cr3 ? sv.cr3 : 0);
 	bool g_off = !wrmsr_safe(IA32_RTIT_CTL, ctl & ~RTIT_CTL_TRACEEN);
-	check(g_base, "TraceEn=1: WRMSR OUTPUT_BASE %s (expected #GP)", g_base ? "#GP" : "accepted");
-	check(g_mask, "TraceEn=1: WRMSR OUTPUT_MASK_PTRS %s (expected #GP)", g_mask ? "#GP" : "accepted");
-	check(g_stat, "TraceEn=1: WRMSR STATUS %s (expected #GP)", g_stat ? "#GP" : "accepted");
-	check(g_ctl, "TraceEn=1: WRMSR CTL changing DisRETC %s (expected #GP)",
-	      g_ctl ? "#GP" : "accepted");
+	check(g_base, "TraceEn=1: WRMSR OUTPUT_BASE %s (expected GP)", g_base ? "GP" : "accepted");
+	check(g_mask, "TraceEn=1: WRMSR OUTPUT_MASK_PTRS %s (expected GP)", g_mask ? "GP" : "accepted");
+	check(g_stat, "TraceEn=1: WRMSR STATUS %s (expected GP)", g_stat ? "GP" : "accepted");
+	check(g_ctl, "TraceEn=1: WRMSR CTL changing DisRETC %s (expected GP)",
+	      g_ctl ? "GP" : "accepted");
 	check(!g_same, "TraceEn=1: WRMSR CTL with the same value %s (expected accepted)",
-	      g_same ? "#GP" : "accepted");
+	      g_same ? "GP" : "accepted");
 	if (c.ip_filter && c.nranges)
-		check(g_addr, "TraceEn=1: WRMSR ADDR0_A %s (expected #GP)", g_addr ? "#GP" : "accepted");
+		check(g_addr, "TraceEn=1: WRMSR ADDR0_A %s (expected GP)", g_addr ? "GP" : "accepted");
 	if (c.cr3_filter)
-		check(g_cr3, "TraceEn=1: WRMSR CR3_MATCH %s (expected #GP)", g_cr3 ? "#GP" : "accepted");
-	check(!g_off, "WRMSR CTL clearing TraceEn %s (expected accepted)", g_off ? "#GP" : "accepted");
+		check(g_cr3, "TraceEn=1: WRMSR CR3_MATCH %s (expected GP)", g_cr3 ? "GP" : "accepted");
+	check(!g_off, "WRMSR CTL clearing TraceEn %s (expected accepted)", g_off ? "GP" : "accepted");
 	if (g_off)
 		wrmsr_safe(IA32_RTIT_CTL, 0);
 	pt_collect(&t, "408");
@@ -1044,7 +1044,7 @@ out:
 	pt_restore(&sv);
 }
 EXPERIMENT(408, "pt-config-errors", "", "Intel PT, single-range output",
-	   "each single-range error condition and WRMSR with TraceEn=1: caught (#GP / STATUS.Error), not fatal",
+	   "each single-range error condition and WRMSR with TraceEn=1: caught (GP / STATUS.Error), not fatal",
 	   exp_pt_config_errors);
 
 /* ---- 409 ------------------------------------------------------------------ */

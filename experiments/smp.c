@@ -222,8 +222,8 @@ static void dr_isolation(void)
 	bool poked = smp_call(other, poke, 0, CALL_MS);
 	check(poked && watched == w0 + 1, "A: other CPU answered and wrote the watched dword: "
 	      "answered=%d value %u (expected 1, %u)", poked, watched, w0 + 1);
-	check_eqd("A: other CPU writes the dword watched by our DR0/DR7: #DB there", db_hits[other], 0);
-	check_eqd("A: ... and #DB here", db_hits[me], 0);
+	check_eqd("A: other CPU writes the dword watched by our DR0/DR7: DB there", db_hits[other], 0);
+	check_eqd("A: ... and DB here", db_hits[me], 0);
 	o_after = (struct dr_state){ ~0ULL, ~0ULL, ~0ULL };
 	bool read_back = smp_call(other, dr_read, &o_after, CALL_MS);
 	check(read_back && o_after.dr7 == o_before.dr7 && o_after.dr0 == o_before.dr0,
@@ -231,8 +231,8 @@ static void dr_isolation(void)
 	      (unsigned long long)o_after.dr7, (unsigned long long)o_after.dr0,
 	      (unsigned long long)o_before.dr7, (unsigned long long)o_before.dr0);
 	poke(0);
-	check_eqd("A: our own write: #DB here", db_hits[me], 1);
-	check_eq("A: DR6.B0 of that #DB", db_dr6[me] & DR6_B0, DR6_B0);
+	check_eqd("A: our own write: DB here", db_hits[me], 1);
+	check_eq("A: DR6.B0 of that DB", db_dr6[me] & DR6_B0, DR6_B0);
 	write_dr7(DR7_INIT);
 	write_dr0(my_dr0);
 
@@ -242,10 +242,10 @@ static void dr_isolation(void)
 	bool armed = smp_call(other, dr_arm, &o_saved, CALL_MS);
 	check(armed, "B: cpu%d answered the call that arms its DR0/DR7: %d (expected 1)", other, armed);
 	poke(0);
-	check_eqd("B: our write to the dword the other CPU watches: #DB here", db_hits[me], 0);
+	check_eqd("B: our write to the dword the other CPU watches: DB here", db_hits[me], 0);
 	check_eq("B: our DR7 untouched by the other CPU's arming", read_dr7(), DR7_INIT);
 	smp_call(other, poke, 0, CALL_MS);
-	check_eqd("B: the other CPU's own write: #DB there", db_hits[other], 1);
+	check_eqd("B: the other CPU's own write: DB there", db_hits[other], 1);
 	check_eq("B: DR6.B0 there", db_dr6[other] & DR6_B0, DR6_B0);
 	smp_call(other, dr_restore, &o_saved, CALL_MS);
 
@@ -290,7 +290,7 @@ static void dr_isolation(void)
 	      (unsigned long long)(uintptr_t)iso_step_begin + 1,
 	      (unsigned long long)(uintptr_t)iso_step_end);
 	check_eq("C: DR6.BS here", db_dr6[me] & DR6_BS, DR6_BS);
-	check_eqd("C: #DB on the other CPU while we stepped", db_hits[other], 0);
+	check_eqd("C: DB on the other CPU while we stepped", db_hits[other], 0);
 	check(!(sp.rflags & RFLAGS_TF) && !(sp.dr6 & DR6_BS),
 	      "C: other CPU's RFLAGS.TF=%u DR6.BS=%u after its loop (expected 0 0)",
 	      !!(sp.rflags & RFLAGS_TF), !!(sp.dr6 & DR6_BS));

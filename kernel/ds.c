@@ -23,7 +23,7 @@ static const char *ds_common_unavailable(void)
 	if (!(cpu.leaf1_edx & CPUID_1_EDX_DS))
 		return "CPUID.01H:EDX.DS[21]=0";
 	if (!cpu.has_misc_enable)
-		return "IA32_MISC_ENABLE (0x1a0) read #GP";
+		return "IA32_MISC_ENABLE (0x1a0) read GP";
 	return 0;
 }
 
@@ -32,9 +32,9 @@ static const char *ds_msr_probe(void)
 {
 	uint64_t old, v;
 	if (!rdmsr_safe(IA32_DS_AREA, &old))
-		return "RDMSR IA32_DS_AREA (0x600) #GP";
+		return "RDMSR IA32_DS_AREA (0x600) GP";
 	if (!wrmsr_safe(IA32_DS_AREA, 0x1000))
-		return "WRMSR IA32_DS_AREA (0x600) #GP";
+		return "WRMSR IA32_DS_AREA (0x600) GP";
 	bool ok = rdmsr_safe(IA32_DS_AREA, &v) && v == 0x1000;
 	wrmsr_safe(IA32_DS_AREA, old);
 	return ok ? 0 : "IA32_DS_AREA write 0x1000 not read back";
@@ -61,7 +61,7 @@ const char *ds_pebs_unavailable(void)
 		return "CPUID.0AH:EAX.VERSION=0";
 	uint64_t v;
 	if (!rdmsr_safe(IA32_PEBS_ENABLE, &v))
-		return "RDMSR IA32_PEBS_ENABLE (0x3f1) #GP";
+		return "RDMSR IA32_PEBS_ENABLE (0x3f1) GP";
 	return ds_msr_probe();
 }
 
@@ -132,9 +132,9 @@ const char *ds_install(struct ds_area *d)
 {
 	uint64_t v, area = (uint64_t)(uintptr_t)d->mgmt;
 	if (!rdmsr_safe(IA32_DS_AREA, &d->saved_msr))
-		return "RDMSR IA32_DS_AREA (0x600) #GP";
+		return "RDMSR IA32_DS_AREA (0x600) GP";
 	if (!wrmsr_safe(IA32_DS_AREA, area))
-		return "WRMSR IA32_DS_AREA (0x600) #GP";
+		return "WRMSR IA32_DS_AREA (0x600) GP";
 	if (!rdmsr_safe(IA32_DS_AREA, &v) || v != area) {
 		wrmsr_safe(IA32_DS_AREA, d->saved_msr);
 		return "IA32_DS_AREA not read back";

@@ -84,8 +84,9 @@ void kernel_main64(void)
 	kprintf("# cpus online: %u\n", ncpus_online);
 	bool ok = cmdline_parse(bootinfo.cmdline, &kcmdline);
 	if (!ok) {
-		kprintf("# tracelab: command line error: %s\n# %s\n", kcmdline.error, cmdline_usage);
-		kprintf("KTAP version 1\n1..0 # SKIP command line rejected, nothing run\n");
+		kprintf("KTAP version 1\n# tracelab: command line error: %s\n# %s\n", kcmdline.error,
+			cmdline_usage);
+		kprintf("1..0\n# tracelab: command line rejected, nothing run\n");
 		kcmdline.exit_mode = EXIT_AUTO;
 		kernel_exit(false);
 	}

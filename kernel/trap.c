@@ -25,9 +25,9 @@ struct ex_entry { uint64_t fault, fixup; };
 extern const struct ex_entry __ex_table_start[], __ex_table_end[];
 
 static const char *const names[32] = {
-	"#DE", "#DB", "NMI", "#BP", "#OF", "#BR", "#UD", "#NM", "#DF", "CSO", "#TS", "#NP",
-	"#SS", "#GP", "#PF", "#15", "#MF", "#AC", "#MC", "#XM", "#VE", "#CP", "#22", "#23",
-	"#24", "#25", "#26", "#27", "#HV", "#VC", "#SX", "#31",
+	"DE", "DB", "NMI", "BP", "OF", "BR", "UD", "NM", "DF", "CSO", "TS", "NP",
+	"SS", "GP", "PF", "reserved", "MF", "AC", "MC", "XM", "VE", "CP", "reserved", "reserved",
+	"reserved", "reserved", "reserved", "reserved", "HV", "VC", "SX", "reserved",
 };
 
 const char *trap_name(int vector)

@@ -173,14 +173,14 @@ def boot_failure(boot):
             f"last serial line: {last_message(boot.out)}")
 
 
-SELFTEST = "run=901-904,501 selftest=1 watchdog=200"
+SELFTEST = "run=901-905,501 selftest=1 watchdog=200"
 PLATFORMS = [
     # name, description, runner, available?
     ("qemu-tcg", "QEMU TCG, -kernel (multiboot v1), default CPU (qemu64)",
      lambda: run_qemu(["-accel", "tcg"], 60, "run=all"), lambda: True),
     ("qemu-tcg-max", "QEMU TCG, -kernel, -cpu max",
      lambda: run_qemu(["-accel", "tcg", "-cpu", "max"], 60, "run=all"), lambda: True),
-    ("qemu-tcg-selftest", "QEMU TCG, -kernel, the runner's self-tests (fail, fault, hang, leak) then 501",
+    ("qemu-tcg-selftest", "QEMU TCG, -kernel, the runner's self-tests (fail, fault, hang, leak, hash sign) then 501",
      lambda: run_qemu(["-accel", "tcg"], 60, SELFTEST), lambda: True),
     ("qemu-tcg-smp4", "QEMU TCG, -kernel, -cpu max, 4 CPUs, debug and platform families on every CPU",
      lambda: run_qemu(["-accel", "tcg", "-cpu", "max", "-smp", "4"], 120, "run=debug,platform cpu=all"),
@@ -221,6 +221,40 @@ def parse(out):
         if m:
             summary = tuple(int(x) for x in m.groups())
     return results, summary
+
+
+LINE = re.compile(r"^(\s*)(ok|not ok) (\d+) (.*)$")
+DIRECTIVE = re.compile(r" # (SKIP|TODO|XFAIL|TIMEOUT|ERROR)\b")
+
+
+def ktap_problems(out):
+    """What KTAP v1 (Documentation/dev-tools/ktap.rst) forbids and a reader trips
+    on: a '#' inside a description (it starts a directive), a block whose plan
+    does not follow its version line, a '# Subtest:' name that differs from its
+    result line's.  The Linux parser itself runs in make test (tests/ktap.py)."""
+    problems, stack, prev = [], [], ""
+    for i, line in enumerate(out.replace("\r", "").splitlines(), 1):
+        if prev.strip() == "KTAP version 1" and not line.strip().startswith("1.."):
+            if not (line.strip().startswith("# Subtest:") or line.strip().startswith("# ")):
+                problems.append(f"line {i}: no plan after the version line")
+        if prev.strip().startswith("# Subtest:") and not line.strip().startswith("1.."):
+            problems.append(f"line {i}: no plan after '{prev.strip()}'")
+        m = re.match(r"^(\s+)# Subtest: (.*)$", line)
+        if m:
+            stack.append((len(m.group(1)), m.group(2)))
+        m = LINE.match(line)
+        if m:
+            desc = m.group(4)
+            d = DIRECTIVE.search(desc)
+            name = desc[:d.start()] if d else desc
+            if "#" in name:
+                problems.append(f"line {i}: '#' in a description: {line.strip()}")
+            if stack and len(m.group(1)) < stack[-1][0]:
+                want = stack.pop()[1]
+                if name != want:
+                    problems.append(f"line {i}: result '{name}' for block '{want}'")
+        prev = line
+    return problems
 
 
 def load_expect(name):
@@ -308,6 +342,7 @@ def main():
             write_update(name, desc, results, exp or {})
             exp, problems = load_expect(name)
         diffs = problems + compare(name, results, summary, exp or {}, failure)
+        diffs += [f"KTAP: {p}" for p in ktap_problems(out)[:10]]
         ok_n = (len(exp or {}) + 1) - len([d for d in diffs])
         ok_n = max(ok_n, 0)
         passed += ok_n

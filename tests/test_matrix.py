@@ -14,8 +14,8 @@ KTAP version 1
 1..4
     KTAP version 1
     # Subtest: 101 int3
-    ok 1 #BP deliveries: 2 (expected 2)
     1..1
+    ok 1 BP deliveries: 2 (expected 2)
 ok 1 101 int3\r
 not ok 2 102 int1-icebp
 ok 3 201 bts-circular # SKIP CPUID.01H:EDX.DS[21]=0
@@ -106,6 +106,29 @@ class BootFailure(unittest.TestCase):
         cfg = matrix.bochs_cfg("ryzen", "x.iso", "com1.txt", 2)
         self.assertIn("sound: driver=dummy", cfg)
         self.assertIn("speaker: enabled=0", cfg)
+
+
+class Ktap(unittest.TestCase):
+    def test_clean(self):
+        self.assertEqual(matrix.ktap_problems(LOG), [])
+
+    def test_hash_in_description(self):
+        p = matrix.ktap_problems(LOG.replace("ok 1 BP deliveries", "ok 1 #BP deliveries"))
+        self.assertEqual(len(p), 1)
+        self.assertIn("'#' in a description", p[0])
+
+    def test_skip_reason_may_follow_the_directive(self):
+        self.assertEqual(matrix.ktap_problems("ok 1 201 bts # SKIP WRMSR 0x1d9 #GP\n"), [])
+
+    def test_plan_last(self):
+        log = LOG.replace("    1..1\n    ok 1 BP deliveries: 2 (expected 2)\n",
+                          "    ok 1 BP deliveries: 2 (expected 2)\n    1..1\n")
+        self.assertTrue(any("no plan" in p for p in matrix.ktap_problems(log)))
+
+    def test_names_must_match(self):
+        p = matrix.ktap_problems(LOG.replace("ok 1 101 int3\r", "ok 1 101 int3 cpu=0\r"))
+        self.assertEqual(len(p), 1)
+        self.assertIn("for block '101 int3'", p[0])
 
 
 class ExpectFiles(unittest.TestCase):

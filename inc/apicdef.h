@@ -12,7 +12,9 @@
 #define APIC_DFR        0x0e0
 #define APIC_SVR        0x0f0
 #define   APIC_SVR_ENABLE   0x100
+#define APIC_ISR0       0x100   /* ISR bits 31:0; ISRn = 0x100 + 0x10 * n, n = 0..7 */
 #define APIC_ESR        0x280
+#define APIC_LVT_CMCI   0x2f0
 #define APIC_ICR_LOW    0x300
 #define APIC_ICR_HIGH   0x310
 #define   ICR_INIT          0x00500
@@ -30,6 +32,13 @@
 #define APIC_LVT_ERROR  0x370
 #define   LVT_MASKED        0x10000
 #define   LVT_DM_NMI        0x00400
+#define   LVT_VECTOR_MASK   0x000ff
+#define   APIC_VERSION_MAXLVT(v) (((v) >> 16) & 0xff)   /* LVT entries - 1 */
+#define   APIC_VERSION_AMD_EAS   0x80000000u             /* AMD: extended APIC space */
+/* AMD extended APIC space (APM vol.2 16.4.5): APIC_EXT_FEATURE[23:16] = number of
+ * extended LVT entries, at APIC_EXT_LVT0 + 0x10 * n (IBS uses one of them) */
+#define APIC_AMD_EXT_FEATURE 0x400
+#define APIC_AMD_EXT_LVT0    0x500
 #define APIC_TIMER_ICR  0x380
 #define APIC_TIMER_CCR  0x390
 #define APIC_TIMER_DCR  0x3e0

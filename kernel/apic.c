@@ -3,6 +3,7 @@
 #include "apic.h"
 #include "cpuid.h"
 #include "msr.h"
+#include "trap.h"
 #include "x86.h"
 
 static bool x2;
@@ -25,6 +26,29 @@ void apic_write(uint32_t reg, uint32_t v)
 		wrmsr(0x800 + (reg >> 4), v);
 	else
 		*(volatile uint32_t *)(mmio + reg) = v;
+}
+
+bool apic_read_safe(uint32_t reg, uint32_t *v)
+{
+	if (x2) {
+		uint64_t m;
+		if (!rdmsr_safe(0x800 + (reg >> 4), &m))
+			return false;
+		*v = (uint32_t)m;
+		return true;
+	}
+	*v = *(volatile uint32_t *)(mmio + reg);
+	return true;
+}
+
+int apic_isr_highest(void)
+{
+	for (int n = 7; n >= 0; n--) {
+		uint32_t isr = apic_read(APIC_ISR0 + 0x10 * (uint32_t)n);
+		if (isr)
+			return 32 * n + 31 - __builtin_clz(isr);
+	}
+	return -1;
 }
 
 uint32_t apic_id(void)

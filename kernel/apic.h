@@ -11,6 +11,11 @@ uint32_t apic_id(void);
 uint32_t apic_read(uint32_t reg);
 void apic_write(uint32_t reg, uint32_t v);
 void apic_eoi(void);
+/* Highest vector whose In-Service bit is set, or -1 (SDM vol.3 11.8.4). */
+int apic_isr_highest(void);
+/* Read an APIC register that may not exist (AMD extended space, CMCI): false
+ * if it faults (x2APIC MSR #GP) or is outside what the version register says. */
+bool apic_read_safe(uint32_t reg, uint32_t *v);
 /* LVT perfmon: programmed to VEC_PMI (fixed delivery).  The CPU sets its mask bit
  * when it delivers a PMI (SDM 20.6.3.5.8 / 11.5.1); the handler clears it here. */
 void apic_lvt_pmi_unmask(void);

@@ -165,63 +165,153 @@ int exp_verbosity(void) { return rs.verbose; }
 
 /* ---- machine state: what every experiment must leave as it found it ------ */
 
+/* How a tracked MSR is stopped before the rest is restored. */
+enum msr_stop {
+	STOP_NONE,              /* a value: restored in table order */
+	STOP_ZERO,              /* an enable: written 0 first, restored late */
+	STOP_CLEAR,             /* an enable register: `bits` cleared first */
+};
+
 struct msr_slot {
 	uint32_t msr;
 	const char *name;
 	bool leak_checked;      /* false: a counter or status that may change */
+	enum msr_stop stop;
+	uint64_t bits;          /* STOP_CLEAR: the enable bits */
+	uint32_t fw_alias;      /* a PMC: its full-width alias (IA32_A_PMCn), 0 if none */
 };
 
+#define DEBUGCTL_STOP (DEBUGCTL_TR | DEBUGCTL_BTS | DEBUGCTL_BTINT | DEBUGCTL_LBR | DEBUGCTL_BTF)
+#define V(m, n)         { (m), (n), true, STOP_NONE, 0, 0 }
+#define CTR(m, n)       { (m), (n), false, STOP_NONE, 0, 0 }
+#define PMC(i)          { IA32_PMC0 + (i), "IA32_PMC" #i, false, STOP_NONE, 0, IA32_A_PMC0 + (i) }
+#define EVTSEL(m, n)    { (m), (n), true, STOP_CLEAR, EVTSEL_EN, 0 }
+#define EN(m, n)        { (m), (n), true, STOP_ZERO, 0, 0 }
+
+/* In restore order; the stop pass walks it backwards.  So the enables come last
+ * in the table, the outermost (tracing, DEBUGCTL) at the very end: the stop pass
+ * turns off DEBUGCTL.TR/BTS/BTINT/LBR, RTIT_CTL, IA32_LBR_CTL, then the counters
+ * (GLOBAL_CTRL before PEBS_ENABLE: a PEBS counter must stop before its PEBS
+ * enable is cleared, SDM vol.3 20.x "PEBS" / Linux's order), then the event
+ * selects; only then are DS_AREA, the RTIT configuration (writable only with
+ * TraceEn=0, 32.2.8.1), the counters and the LBR configuration written back, and
+ * the enables last, DEBUGCTL at the very end (17.4.9: DS area first, then
+ * TR/BTS). */
 static const struct msr_slot tracked[] = {
-	{ IA32_DEBUGCTL, "IA32_DEBUGCTL", true },
-	{ IA32_DS_AREA, "IA32_DS_AREA", true },
-	{ IA32_PEBS_ENABLE, "IA32_PEBS_ENABLE", true },
-	{ MSR_PEBS_LD_LAT, "MSR_PEBS_LD_LAT", true },
-	{ IA32_PERF_GLOBAL_CTRL, "IA32_PERF_GLOBAL_CTRL", true },
-	{ IA32_FIXED_CTR_CTRL, "IA32_FIXED_CTR_CTRL", true },
-	{ IA32_PERFEVTSEL0 + 0, "IA32_PERFEVTSEL0", true },
-	{ IA32_PERFEVTSEL0 + 1, "IA32_PERFEVTSEL1", true },
-	{ IA32_PERFEVTSEL0 + 2, "IA32_PERFEVTSEL2", true },
-	{ IA32_PERFEVTSEL0 + 3, "IA32_PERFEVTSEL3", true },
-	{ IA32_PMC0 + 0, "IA32_PMC0", false },
-	{ IA32_PMC0 + 1, "IA32_PMC1", false },
-	{ IA32_PMC0 + 2, "IA32_PMC2", false },
-	{ IA32_PMC0 + 3, "IA32_PMC3", false },
-	{ IA32_FIXED_CTR0, "IA32_FIXED_CTR0", false },
-	{ IA32_FIXED_CTR1, "IA32_FIXED_CTR1", false },
-	{ IA32_FIXED_CTR2, "IA32_FIXED_CTR2", false },
-	{ IA32_RTIT_CTL, "IA32_RTIT_CTL", true },
-	{ IA32_RTIT_STATUS, "IA32_RTIT_STATUS", false },
-	{ IA32_RTIT_OUTPUT_BASE, "IA32_RTIT_OUTPUT_BASE", true },
-	{ IA32_RTIT_OUTPUT_MASK_PTRS, "IA32_RTIT_OUTPUT_MASK_PTRS", false },
-	{ IA32_RTIT_CR3_MATCH, "IA32_RTIT_CR3_MATCH", true },
-	{ IA32_RTIT_ADDR0_A, "IA32_RTIT_ADDR0_A", true },
-	{ IA32_RTIT_ADDR0_B, "IA32_RTIT_ADDR0_B", true },
-	{ IA32_LBR_CTL, "IA32_LBR_CTL", true },
-	{ MSR_K7_EVNTSEL0 + 0, "AMD PerfEvtSel0", true },
-	{ MSR_K7_EVNTSEL0 + 1, "AMD PerfEvtSel1", true },
-	{ MSR_K7_EVNTSEL0 + 2, "AMD PerfEvtSel2", true },
-	{ MSR_K7_EVNTSEL0 + 3, "AMD PerfEvtSel3", true },
-	{ MSR_K7_PERFCTR0 + 0, "AMD PerfCtr0", false },
-	{ MSR_AMD_IBS_FETCH_CTL, "IBS_FETCH_CTL", true },
-	{ MSR_AMD_IBS_OP_CTL, "IBS_OP_CTL", true },
+	/* values */
+	V(IA32_DS_AREA, "IA32_DS_AREA"),
+	V(MSR_PEBS_LD_LAT, "MSR_PEBS_LD_LAT"),
+	V(MSR_PEBS_DATA_CFG, "MSR_PEBS_DATA_CFG"),
+	V(MSR_PEBS_FRONTEND, "MSR_PEBS_FRONTEND"),
+	PMC(0), PMC(1), PMC(2), PMC(3), PMC(4), PMC(5), PMC(6), PMC(7),
+	CTR(IA32_FIXED_CTR0, "IA32_FIXED_CTR0"),
+	CTR(IA32_FIXED_CTR1, "IA32_FIXED_CTR1"),
+	CTR(IA32_FIXED_CTR2, "IA32_FIXED_CTR2"),
+	CTR(IA32_FIXED_CTR0 + 3, "IA32_FIXED_CTR3"),
+	CTR(MSR_K7_PERFCTR0 + 0, "AMD PerfCtr0"),
+	CTR(MSR_K7_PERFCTR0 + 1, "AMD PerfCtr1"),
+	CTR(MSR_K7_PERFCTR0 + 2, "AMD PerfCtr2"),
+	CTR(MSR_K7_PERFCTR0 + 3, "AMD PerfCtr3"),
+	CTR(MSR_F15H_PERF_CTR0 + 0, "AMD PerfCtr0 (ext)"),
+	CTR(MSR_F15H_PERF_CTR0 + 2, "AMD PerfCtr1 (ext)"),
+	CTR(MSR_F15H_PERF_CTR0 + 4, "AMD PerfCtr2 (ext)"),
+	CTR(MSR_F15H_PERF_CTR0 + 6, "AMD PerfCtr3 (ext)"),
+	CTR(MSR_F15H_PERF_CTR0 + 8, "AMD PerfCtr4 (ext)"),
+	CTR(MSR_F15H_PERF_CTR0 + 10, "AMD PerfCtr5 (ext)"),
+	CTR(IA32_RTIT_STATUS, "IA32_RTIT_STATUS"),
+	V(IA32_RTIT_OUTPUT_BASE, "IA32_RTIT_OUTPUT_BASE"),
+	CTR(IA32_RTIT_OUTPUT_MASK_PTRS, "IA32_RTIT_OUTPUT_MASK_PTRS"),
+	V(IA32_RTIT_CR3_MATCH, "IA32_RTIT_CR3_MATCH"),
+	V(IA32_RTIT_ADDR0_A, "IA32_RTIT_ADDR0_A"), V(IA32_RTIT_ADDR0_B, "IA32_RTIT_ADDR0_B"),
+	V(IA32_RTIT_ADDR0_A + 2, "IA32_RTIT_ADDR1_A"), V(IA32_RTIT_ADDR0_B + 2, "IA32_RTIT_ADDR1_B"),
+	V(IA32_RTIT_ADDR0_A + 4, "IA32_RTIT_ADDR2_A"), V(IA32_RTIT_ADDR0_B + 4, "IA32_RTIT_ADDR2_B"),
+	V(IA32_RTIT_ADDR0_A + 6, "IA32_RTIT_ADDR3_A"), V(IA32_RTIT_ADDR0_B + 6, "IA32_RTIT_ADDR3_B"),
+	V(MSR_LBR_SELECT, "MSR_LBR_SELECT"),
+	V(IA32_LBR_DEPTH, "IA32_LBR_DEPTH"),        /* a write clears the records */
+	/* event selects (each one an enable: EN[22]) */
+	EVTSEL(IA32_PERFEVTSEL0 + 0, "IA32_PERFEVTSEL0"),
+	EVTSEL(IA32_PERFEVTSEL0 + 1, "IA32_PERFEVTSEL1"),
+	EVTSEL(IA32_PERFEVTSEL0 + 2, "IA32_PERFEVTSEL2"),
+	EVTSEL(IA32_PERFEVTSEL0 + 3, "IA32_PERFEVTSEL3"),
+	EVTSEL(IA32_PERFEVTSEL0 + 4, "IA32_PERFEVTSEL4"),
+	EVTSEL(IA32_PERFEVTSEL0 + 5, "IA32_PERFEVTSEL5"),
+	EVTSEL(IA32_PERFEVTSEL0 + 6, "IA32_PERFEVTSEL6"),
+	EVTSEL(IA32_PERFEVTSEL0 + 7, "IA32_PERFEVTSEL7"),
+	EVTSEL(MSR_K7_EVNTSEL0 + 0, "AMD PerfEvtSel0"),
+	EVTSEL(MSR_K7_EVNTSEL0 + 1, "AMD PerfEvtSel1"),
+	EVTSEL(MSR_K7_EVNTSEL0 + 2, "AMD PerfEvtSel2"),
+	EVTSEL(MSR_K7_EVNTSEL0 + 3, "AMD PerfEvtSel3"),
+	EVTSEL(MSR_F15H_PERF_CTL0 + 0, "AMD PerfEvtSel0 (ext)"),
+	EVTSEL(MSR_F15H_PERF_CTL0 + 2, "AMD PerfEvtSel1 (ext)"),
+	EVTSEL(MSR_F15H_PERF_CTL0 + 4, "AMD PerfEvtSel2 (ext)"),
+	EVTSEL(MSR_F15H_PERF_CTL0 + 6, "AMD PerfEvtSel3 (ext)"),
+	EVTSEL(MSR_F15H_PERF_CTL0 + 8, "AMD PerfEvtSel4 (ext)"),
+	EVTSEL(MSR_F15H_PERF_CTL0 + 10, "AMD PerfEvtSel5 (ext)"),
+	EN(IA32_FIXED_CTR_CTRL, "IA32_FIXED_CTR_CTRL"),
+	/* enables: PEBS after its counters are configured, the global enable
+	 * after PEBS; then LBR, IBS, PT; DEBUGCTL last */
+	EN(IA32_PEBS_ENABLE, "IA32_PEBS_ENABLE"),
+	EN(IA32_PERF_GLOBAL_CTRL, "IA32_PERF_GLOBAL_CTRL"),
+	EN(MSR_AMD_PERF_CNTR_GLOBAL_CTL, "AMD PerfCntrGlobalCtl"),
+	EN(MSR_AMD_IBS_FETCH_CTL, "IBS_FETCH_CTL"),
+	EN(MSR_AMD_IBS_OP_CTL, "IBS_OP_CTL"),
+	EN(IA32_LBR_CTL, "IA32_LBR_CTL"),
+	EN(IA32_RTIT_CTL, "IA32_RTIT_CTL"),
+	{ IA32_DEBUGCTL, "IA32_DEBUGCTL", true, STOP_CLEAR, DEBUGCTL_STOP, 0 },
 };
 #define NTRACKED (sizeof tracked / sizeof tracked[0])
+
+/* Local APIC registers the runner and the PMI path use: LVT perfmon (masked by
+ * the processor on every PMI, unmasked by the handler), the watchdog's timer,
+ * error, LINT0/1, and where they exist thermal, CMCI (APIC version MaxLVT) and
+ * AMD's extended LVTs (IBS is routed through one, APM vol.2 13.3.2 / 16.4.5). */
+#define MAX_EXT_LVT 4
+static const struct { uint32_t reg; const char *name; unsigned min_maxlvt; } lvts[] = {
+	{ APIC_LVT_PERFMON, "LVT perfmon", 0 }, { APIC_LVT_TIMER, "LVT timer", 0 },
+	{ APIC_LVT_ERROR, "LVT error", 0 }, { APIC_LVT_LINT0, "LVT LINT0", 0 },
+	{ APIC_LVT_LINT1, "LVT LINT1", 0 }, { APIC_LVT_THERMAL, "LVT thermal", 5 },
+	{ APIC_LVT_CMCI, "LVT CMCI", 6 },
+};
+#define NLVT (sizeof lvts / sizeof lvts[0])
 
 struct machine_state {
 	uint64_t dr[8];
 	uint64_t cr4;
 	uint64_t msr[NTRACKED];
+	uint64_t global_status;
+	uint32_t lvt[NLVT], ext_lvt[MAX_EXT_LVT];
+	int isr;                /* highest in-service vector, -1 if none */
 };
 
 static bool msr_present[NTRACKED];
 static uint32_t n_msr_present;
+static bool lvt_present[NLVT];
+static unsigned n_lvt_present, n_ext_lvt;
+static bool have_global_status;
 
 static void probe_msrs(void)
 {
+	uint64_t v;
 	for (unsigned i = 0; i < NTRACKED; i++) {
-		uint64_t v;
 		msr_present[i] = rdmsr_safe(tracked[i].msr, &v);
 		n_msr_present += msr_present[i];
+	}
+	have_global_status = cpu.vendor == VENDOR_INTEL && cpu.perfmon_version >= 2 &&
+			     rdmsr_safe(IA32_PERF_GLOBAL_STATUS, &v);
+	uint32_t ver = apic_read(APIC_VERSION), x;
+	for (unsigned i = 0; i < NLVT; i++)
+		lvt_present[i] = APIC_VERSION_MAXLVT(ver) >= lvts[i].min_maxlvt &&
+				 apic_read_safe(lvts[i].reg, &x);
+	for (unsigned i = 0; i < NLVT; i++)
+		n_lvt_present += lvt_present[i];
+	if (cpu.vendor == VENDOR_AMD && (ver & APIC_VERSION_AMD_EAS) &&
+	    apic_read_safe(APIC_AMD_EXT_FEATURE, &x)) {
+		n_ext_lvt = (x >> 16) & 0xff;
+		if (n_ext_lvt > MAX_EXT_LVT)
+			n_ext_lvt = MAX_EXT_LVT;
+		for (unsigned i = 0; i < n_ext_lvt; i++)
+			if (!apic_read_safe(APIC_AMD_EXT_LVT0 + 0x10 * i, &x))
+				n_ext_lvt = i;
 	}
 }
 
@@ -233,23 +323,60 @@ static void snapshot(struct machine_state *s)
 	for (unsigned i = 0; i < NTRACKED; i++)
 		if (msr_present[i] && !rdmsr_safe(tracked[i].msr, &s->msr[i]))
 			s->msr[i] = 0;
+	s->global_status = 0;
+	if (have_global_status)
+		rdmsr_safe(IA32_PERF_GLOBAL_STATUS, &s->global_status);
+	for (unsigned i = 0; i < NLVT; i++)
+		if (!lvt_present[i] || !apic_read_safe(lvts[i].reg, &s->lvt[i]))
+			s->lvt[i] = 0;
+	for (unsigned i = 0; i < n_ext_lvt; i++)
+		if (!apic_read_safe(APIC_AMD_EXT_LVT0 + 0x10 * i, &s->ext_lvt[i]))
+			s->ext_lvt[i] = 0;
+	s->isr = apic_isr_highest();
 }
 
-/* Tracing and counting stop first (DEBUGCTL, RTIT_CTL, GLOBAL_CTRL: SDM vol.3
- * 32.2.8.2: most RTIT MSRs are writable only with TraceEn=0), then the rest. */
-static void restore(const struct machine_state *s)
+/* Two passes over the tracked MSRs (see the table): stop every tracing and
+ * counting enable, outermost first, then write everything back in table order,
+ * enables last and DEBUGCTL at the very end.  Writing DS_AREA while
+ * DEBUGCTL.TR|BTS is still set would make every branch between the two WRMSRs
+ * store a record through whatever DS area the CPU has at that moment. */
+static void restore(const struct machine_state *s, const struct machine_state *now)
 {
-	wrmsr_safe(IA32_RTIT_CTL, 0);
-	wrmsr_safe(IA32_PERF_GLOBAL_CTRL, 0);
-	wrmsr_safe(IA32_PEBS_ENABLE, 0);
+	for (unsigned i = NTRACKED; i-- > 0;) {
+		const struct msr_slot *t = &tracked[i];
+		if (!msr_present[i] || t->stop == STOP_NONE)
+			continue;
+		wrmsr_safe(t->msr, t->stop == STOP_ZERO ? 0 : now->msr[i] & ~t->bits);
+	}
 	write_dr7(DR7_INIT);
 	for (int i = 0; i < 4; i++)
 		write_dr(i, s->dr[i]);
 	write_dr6(s->dr[6]);
 	write_cr4(s->cr4);
-	for (unsigned i = NTRACKED; i-- > 0;)
-		if (msr_present[i])
-			wrmsr_safe(tracked[i].msr, s->msr[i]);
+	/* Without PERF_CAPABILITIES.FW_WRITE a WRMSR to IA32_PMCn takes bits 31:0
+	 * and sign-extends bit 31 (SDM vol.3 20.2.6 "Full-Width Writes to
+	 * Performance Counter Registers"): the full-width alias restores all bits. */
+	bool fw = cpu.has_perf_caps && (cpu.perf_caps & PERF_CAP_FW_WRITE);
+	for (unsigned i = 0; i < NTRACKED; i++) {
+		const struct msr_slot *t = &tracked[i];
+		if (!msr_present[i])
+			continue;
+		if (t->fw_alias && fw && wrmsr_safe(t->fw_alias, s->msr[i]))
+			continue;
+		wrmsr_safe(t->msr, s->msr[i]);
+	}
+	/* overflow and buffer status bits the experiment left set */
+	uint64_t st;
+	if (have_global_status && rdmsr_safe(IA32_PERF_GLOBAL_STATUS, &st) && (st & ~s->global_status))
+		wrmsr_safe(IA32_PERF_GLOBAL_OVF_CTRL, st & ~s->global_status);
+	for (unsigned i = 0; i < NLVT; i++)
+		if (lvt_present[i] && lvts[i].reg != APIC_LVT_TIMER)
+			apic_write(lvts[i].reg, s->lvt[i]);
+	for (unsigned i = 0; i < n_ext_lvt; i++)
+		apic_write(APIC_AMD_EXT_LVT0 + 0x10 * i, s->ext_lvt[i]);
+	/* an interrupt still in service blocks its priority class (SDM 11.8.3.1) */
+	for (int n = 0; n < 256 && apic_isr_highest() > s->isr; n++)
+		apic_eoi();
 	write_dr7(s->dr[7]);
 }
 
@@ -278,13 +405,32 @@ static int verify(const struct machine_state *b, const struct machine_state *a)
 			leaks++;
 		}
 	}
+	for (unsigned i = 0; i < NLVT; i++) {
+		if (lvt_present[i] && a->lvt[i] != b->lvt[i]) {
+			kprintf("    # leaked: APIC %s=0x%x (found 0x%x)\n", lvts[i].name, a->lvt[i],
+				b->lvt[i]);
+			leaks++;
+		}
+	}
+	for (unsigned i = 0; i < n_ext_lvt; i++) {
+		if (a->ext_lvt[i] != b->ext_lvt[i]) {
+			kprintf("    # leaked: APIC extended LVT%u=0x%x (found 0x%x)\n", i, a->ext_lvt[i],
+				b->ext_lvt[i]);
+			leaks++;
+		}
+	}
+	if (a->isr != b->isr) {
+		kprintf("    # leaked: APIC ISR: vector %d in service (found %d)\n", a->isr, b->isr);
+		leaks++;
+	}
 	/* A skipped experiment that left everything as found reports no check at
 	 * all: a passing one would make a KTAP reader count it as passed. */
 	if (rs.v == V_SKIP && leaks == 0)
-		vdiag("state left as found (DR0-3, DR7, CR4, %u MSRs)", n_msr_present);
+		vdiag("state left as found (DR0-3, DR7, CR4, %u MSRs, %u APIC LVTs)", n_msr_present,
+		      n_lvt_present + n_ext_lvt);
 	else
-		check_fmt(leaks == 0, "state left as found (DR0-3, DR7, CR4, %u MSRs): %d changed (expected 0)",
-			  n_msr_present, leaks);
+		check_fmt(leaks == 0, "state left as found (DR0-3, DR7, CR4, %u MSRs, %u APIC LVTs): %d changed (expected 0)",
+			  n_msr_present, n_lvt_present + n_ext_lvt, leaks);
 	return leaks;
 }
 
@@ -442,7 +588,7 @@ static void run_one(const struct experiment *e, const char *suffix)
 	pmi_reset();
 	snapshot(&after);
 	verify(&before, &after);
-	restore(&before);
+	restore(&before, &after);
 	vdiag("%llu TSC cycles", (unsigned long long)(t1 - t0));
 	block_release(0);
 

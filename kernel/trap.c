@@ -87,6 +87,27 @@ __attribute__((weak)) void pmi_handler(struct trap_frame *tf)
 	apic_eoi();
 }
 
+/* runner_unexpected() leaves trap context without an IRET.  Whatever interrupt
+ * was being handled when this happened (this one, if it is an unexpected
+ * interrupt; the PMI, if its handler or one of its hooks faulted) keeps its
+ * In-Service bit until an EOI, and with it blocks every vector of its priority
+ * class and below (SDM vol.3 11.8.3.1): the watchdog (0xf1) shares the PMI's
+ * class.  End every in-service interrupt, highest first (one EOI clears the
+ * highest ISR bit, 11.8.5), and give LVT perfmon back its unmasked state, which
+ * the PMI handler would have restored as its last act (the processor masks it
+ * on delivery, 20.6.3.5.8 / 11.5.1). */
+static void abandon_in_service(void)
+{
+	bool pmi = false;
+	int v;
+	for (int n = 0; n < 256 && (v = apic_isr_highest()) >= 0; n++) {
+		pmi |= v == VEC_PMI;
+		apic_eoi();
+	}
+	if (pmi || (apic_lvt_pmi() & LVT_MASKED))
+		apic_lvt_pmi_unmask();
+}
+
 static bool fixup(struct trap_frame *tf)
 {
 	for (const struct ex_entry *e = __ex_table_start; e < __ex_table_end; e++) {
@@ -160,8 +181,7 @@ void trap_dispatch(struct trap_frame *tf)
 	}
 	if ((v == 13 || v == 6) && fixup(tf))
 		return;
-	if (v >= 32)
-		apic_eoi();
+	abandon_in_service();
 	runner_unexpected(tf);
 }
 

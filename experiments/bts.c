@@ -131,6 +131,9 @@ static bool bts_begin(struct bts_run *r, uint32_t records, uint32_t thresh_rec, 
 	bool rd = wr && rdmsr_safe(IA32_DEBUGCTL, &v);
 	wrmsr_safe(IA32_DEBUGCTL, r->saved.debugctl);
 	ds_write(&r->ds, DS_BTS_THRESH, thresh);
+	vdiag("IA32_DS_AREA=0x%llx; IA32_DEBUGCTL was 0x%llx, wrote 0x%llx, read back 0x%llx",
+	      (unsigned long long)(uintptr_t)r->ds.mgmt, (unsigned long long)r->saved.debugctl,
+	      (unsigned long long)want, (unsigned long long)v);
 	if (!wr) {
 		ds_uninstall(&r->ds);
 		exp_skip("WRMSR IA32_DEBUGCTL=0x%llx (TR|BTS) GP", (unsigned long long)want);
@@ -184,11 +187,11 @@ static void exp_bts_circular(void)
 	write_rflags(fl);
 	ds_dump(&r.ds);
 	ds_dump_bts(&r.ds, true);
+	ds_dump_raw(&r.ds, "201");
 
 	struct ds_buf b;
 	ds_buf_get(&r.ds, false, &b);
 	check_eq("BTS index after 11 branches in 10 records (record 1)", b.index, b.base + 24);
-	check_eq("BTS threshold untouched", b.thresh, b.base + 11 * 24);
 	check_eqd("DS interrupts from a circular buffer", pmi_count() - pmis, 0);
 	const char *labels[12] = { bts11_j0, bts11_j1, bts11_j2, bts11_j3, bts11_j4, bts11_j5,
 				   bts11_j6, bts11_j7, bts11_j8, bts11_j9, bts11_j10, bts11_j11 };
@@ -289,17 +292,60 @@ static void blog_begin(struct ds_area *d)
 	pmi_register(&bts_client);
 }
 
-/* ---- 202: interrupt when full (ex14-10) ------------------------------------ */
+/* What every BTINT run checks about its interrupts (SDM 17.4.9.4/17.4.9.5):
+ * each found the index in [threshold, maximum] (the "is this PMI from BTS?"
+ * test, and no overrun), fewer than a threshold's worth of records were left
+ * undrained at the end (no interrupt missed), and the number of interrupts is
+ * what threshold and capacity allow for the records drained. */
+static void check_interrupts(const struct ds_area *d, uint32_t thr, uint32_t cap, uint32_t left)
+{
+	uint64_t base = ds_read(d, DS_BTS_BASE), max = ds_read(d, DS_BTS_MAX), t = base + thr * 24;
+	uint32_t bad = 0, full = 0, n = blog.drains < 64 ? blog.drains : 64;
+	for (uint32_t i = 0; i < n; i++) {
+		enum bts_pmi_index k = bts_pmi_index_check(base, blog.entry_index[i], t, max, 24);
+		if (k == BTS_IDX_BELOW || k == BTS_IDX_BEYOND) {
+			if (!bad)
+				diag("interrupt %u: BTS index 0x%llx outside [0x%llx, 0x%llx]", i,
+				     (unsigned long long)blog.entry_index[i], (unsigned long long)t,
+				     (unsigned long long)max);
+			bad++;
+		}
+		full += k == BTS_IDX_FULL;
+		vdiag("interrupt %u: BTS index 0x%llx (record %u; threshold %u, maximum %u)", i,
+		      (unsigned long long)blog.entry_index[i], blog.drain_n[i], thr, cap);
+	}
+	check(bad == 0, "interrupts whose BTS index was outside [threshold %u, maximum %u records]: %u of %u "
+	      "(expected 0)", thr, cap, bad, n);
+	if (full)
+		diag("%u interrupt(s) found the index at the maximum: the %u-record margin was used up",
+		     full, cap - thr);
+	check(left < thr, "records left undrained after the workload: %u (expected < threshold %u: "
+	      "no interrupt missed)", left, thr);
+	uint64_t lo, hi;
+	bts_interrupt_bounds(blog.n, thr, cap, &lo, &hi);
+	check(bts_client.n_bts >= lo && bts_client.n_bts <= hi,
+	      "DS interrupts: %u for %u records (expected %llu..%llu with threshold %u, capacity %u)",
+	      bts_client.n_bts, blog.n, (unsigned long long)lo, (unsigned long long)hi, thr, cap);
+}
+
+/* ---- 202: interrupt at the threshold (ex14-10) ------------------------------ */
+
+/* The book puts the threshold at the absolute maximum; SDM 17.4.9.4 wants it
+ * several records short, so the records written while the interrupt is
+ * delivered still fit (inc/bts.h).  The threshold is the book's 10 records. */
+#define BOOK_THRESH 10
 
 static void exp_bts_interrupt_full(void)
 {
 	struct bts_run r;
-	const uint32_t cap = 10;
-	if (!bts_begin(&r, cap, cap, DEBUGCTL_TR | DEBUGCTL_BTS | DEBUGCTL_BTINT))
+	const uint32_t thr = BOOK_THRESH, cap = bts_interrupt_capacity(thr, BTS_PMI_MARGIN_RECORDS);
+	if (!bts_begin(&r, cap, thr, DEBUGCTL_TR | DEBUGCTL_BTS | DEBUGCTL_BTINT))
 		return;
 	blog_begin(&r.ds);
 	uint64_t off = debugctl_off(&r), on = off | DEBUGCTL_TR | DEBUGCTL_BTS | DEBUGCTL_BTINT;
 	bts25(on, off);                 /* interrupts enabled: the PMIs come in */
+	uint32_t left = (uint32_t)((ds_read(&r.ds, DS_BTS_INDEX) - ds_read(&r.ds, DS_BTS_BASE)) / 24);
+	ds_dump_raw(&r.ds, "202");
 	drain_rest(&r.ds);
 	ds_dump(&r.ds);
 
@@ -307,60 +353,44 @@ static void exp_bts_interrupt_full(void)
 	uint32_t chain = count_chain(A(bts25_j0), A(bts25_end), &first);
 	check_eqd("workload jumps recorded, in order, none lost", chain, 25);
 	check_eqd("first record is the first jump", first, 0);
-	check(bts_client.n_bts >= 25 / cap, "DS interrupts: %u (at least %u for 25 jumps into %u records)",
-	      bts_client.n_bts, 25 / cap, cap);
-	/* threshold == maximum: every interrupt finds the buffer exactly full */
-	uint32_t full = 0;
-	for (uint32_t i = 0; i < blog.drains && i < 64; i++)
-		full += blog.drain_n[i] == cap;
-	check_eqd("interrupts that found index == threshold == maximum", full, blog.drains);
-	if (blog.drains)
-		check_eq("first interrupt: BTS index", blog.entry_index[0], r.ds.mgmt ? ds_read(&r.ds, DS_BTS_MAX) : 0);
-	/* what the branch count predicts: every cap records one interrupt */
-	uint64_t total = blog.n, left;
-	uint64_t predicted = bts_full_interrupts(cap, total, &left);
-	check_eqd("DS interrupts predicted by the records written", bts_client.n_bts, predicted);
+	/* 25 jump records alone cross a threshold of 10 */
+	check(bts_client.n_bts >= 1, "DS interrupts: %u (expected >= 1: 25 jumps, threshold %u)",
+	      bts_client.n_bts, thr);
+	check_interrupts(&r.ds, thr, cap, left);
 	check_eqd("PMIs with other causes", blog.other, 0);
-	diag("%u records in all: 25 workload jumps, %llu from interrupt entry/exit", blog.n,
-	     (unsigned long long)(total - 25));
+	diag("%u records in all: 25 workload jumps, %u from interrupt entry/exit", blog.n, blog.n - 25);
 	if (exp_verbosity() >= 1)
 		for (uint32_t i = 0; i < blog.n && i < LOG_MAX; i++)
-			diag("  %3u  0x%016llx -> 0x%016llx", i, (unsigned long long)blog.rec[i].from,
+			diag("bts-rec %3u 0x%016llx 0x%016llx", i, (unsigned long long)blog.rec[i].from,
 			     (unsigned long long)blog.rec[i].to);
 	pmi_unregister(&bts_client);
 	bts_end(&r);
 }
 EXPERIMENT(202, "bts-interrupt-full", "ex14-10", "DS, BTS, LVT perfmon",
-	   "BTINT with threshold == maximum: a DS interrupt per full buffer, handler drains and rewinds",
+	   "BTINT with the threshold a margin short of the maximum: a DS interrupt per threshold, handler drains and rewinds",
 	   exp_bts_interrupt_full);
 
-/* ---- 203: threshold below the maximum ------------------------------------- */
+/* ---- 203: threshold well below the maximum --------------------------------- */
 
 static void exp_bts_threshold_below_max(void)
 {
 	struct bts_run r;
-	const uint32_t cap = 16, thr = 6;
+	const uint32_t thr = 6, cap = bts_interrupt_capacity(thr, BTS_PMI_MARGIN_RECORDS);
 	if (!bts_begin(&r, cap, thr, DEBUGCTL_TR | DEBUGCTL_BTS | DEBUGCTL_BTINT))
 		return;
 	blog_begin(&r.ds);
 	uint64_t off = debugctl_off(&r), on = off | DEBUGCTL_TR | DEBUGCTL_BTS | DEBUGCTL_BTINT;
 	bts25(on, off);
+	uint32_t left = (uint32_t)((ds_read(&r.ds, DS_BTS_INDEX) - ds_read(&r.ds, DS_BTS_BASE)) / 24);
+	ds_dump_raw(&r.ds, "203");
 	drain_rest(&r.ds);
 	ds_dump(&r.ds);
 
-	uint64_t base = ds_read(&r.ds, DS_BTS_BASE);
 	check(blog.drains >= 1, "DS interrupts: %u (>= 1)", blog.drains);
-	if (blog.drains) {
-		/* the interrupt comes when the index reaches the threshold, before the
-		 * buffer is full; records keep going in until the ISR stops BTS */
-		check(blog.entry_index[0] >= base + thr * 24 && blog.entry_index[0] <= base + cap * 24,
-		      "first interrupt at BTS index 0x%llx: in [threshold 0x%llx, maximum 0x%llx]",
-		      (unsigned long long)blog.entry_index[0], (unsigned long long)(base + thr * 24),
-		      (unsigned long long)(base + cap * 24));
-		/* drain_n[0] is (entry_index[0] - base) / 24: the check above covers it */
+	if (blog.drains)
 		diag("records at the first interrupt: %u (threshold %u, maximum %u)",
 		     blog.drain_n[0], thr, cap);
-	}
+	check_interrupts(&r.ds, thr, cap, left);
 	uint32_t first;
 	check_eqd("workload jumps recorded in order", count_chain(A(bts25_j0), A(bts25_end), &first), 25);
 	check_eqd("PMIs with other causes", blog.other, 0);
@@ -439,31 +469,29 @@ EXPERIMENT(204, "bts-cpl-filter", "ex14-11", "DS, BTS, DS-CPL, ring 3",
 static void exp_bts_print_count(void)
 {
 	struct bts_run r;
-	const uint32_t cap = 10;
-	if (!bts_begin(&r, cap, cap, DEBUGCTL_TR | DEBUGCTL_BTS | DEBUGCTL_BTINT))
+	const uint32_t thr = BOOK_THRESH, cap = bts_interrupt_capacity(thr, BTS_PMI_MARGIN_RECORDS);
+	if (!bts_begin(&r, cap, thr, DEBUGCTL_TR | DEBUGCTL_BTS | DEBUGCTL_BTINT))
 		return;
 	blog_begin(&r.ds);
 	uint64_t off = debugctl_off(&r), on = off | DEBUGCTL_TR | DEBUGCTL_BTS | DEBUGCTL_BTINT;
 	wrmsr_safe(IA32_DEBUGCTL, on);
 	diag("this is a test message...");
 	wrmsr_safe(IA32_DEBUGCTL, off);
+	uint32_t left = (uint32_t)((ds_read(&r.ds, DS_BTS_INDEX) - ds_read(&r.ds, DS_BTS_BASE)) / 24);
+	ds_dump_raw(&r.ds, "205");
 	drain_rest(&r.ds);
 
-	uint32_t full = 0;
-	for (uint32_t i = 0; i < blog.drains && i < 64; i++)
-		full += blog.drain_n[i] == cap;
 	diag("printing one line: %u DS interrupts, %u branch records", bts_client.n_bts, blog.n);
+	/* formatting and writing a line to the serial port takes far more than
+	 * 10 branches */
 	check(bts_client.n_bts >= 1, "DS interrupts while printing: %u (>= 1)", bts_client.n_bts);
-	check_eqd("interrupts that found a full buffer", full, blog.drains < 64 ? blog.drains : 64);
-	uint64_t left;
-	check_eqd("DS interrupts == records / capacity", bts_client.n_bts,
-		  bts_full_interrupts(cap, blog.n, &left));
+	check_interrupts(&r.ds, thr, cap, left);
 	check_eqd("PMIs with other causes", blog.other, 0);
 	pmi_unregister(&bts_client);
 	bts_end(&r);
 }
 EXPERIMENT(205, "bts-print-count", "ex14-13", "DS, BTS, LVT perfmon",
-	   "count the DS interrupts raised while printing one line with a 10-record BTINT buffer",
+	   "count the DS interrupts raised while printing one line with a 10-record BTINT threshold",
 	   exp_bts_print_count);
 
 /* ---- 206: what BTS costs ---------------------------------------------------- */

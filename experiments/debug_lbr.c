@@ -20,6 +20,7 @@
 #include "debug_common.h"
 #include "experiment.h"
 #include "fmt.h"
+#include "mem.h"
 #include "msr.h"
 #include "x86.h"
 
@@ -62,8 +63,8 @@ static void run_workload(uint32_t msr, uint64_t on, uint64_t off)
 	write_rflags(flags);
 }
 
-/* Address bits of a FROM/TO value: 64-bit formats keep flags in bits 63:61, so
- * sign-extend bit 47; format 0 holds a 32-bit offset. */
+/* Address bits of a FROM/TO value: 64-bit formats keep flags in bits 63:61
+ * (and cycle counts in TO[63:48] from format 6), so sign-extend bit 47. */
 static uint64_t lbr_addr(uint64_t v, unsigned fmt)
 {
 	if (fmt == 0)
@@ -84,6 +85,8 @@ static void check_record(int k, uint64_t from, uint64_t to, unsigned fmt)
 	static const char *const t[3] = { dbg_lbr_t3, dbg_lbr_t2, dbg_lbr_t1 };
 	char what[48];
 
+	vdiag("record %d: FROM=0x%llx TO=0x%llx (format %u)", k, (unsigned long long)from,
+	      (unsigned long long)to, fmt);
 	tl_snprintf(what, sizeof what, "record %d (jump %d) FROM", k, 3 - k);
 	check_eq(what, lbr_addr(from, fmt), expect_addr(b[k], fmt));
 	tl_snprintf(what, sizeof what, "record %d (jump %d) TO", k, 3 - k);
@@ -115,17 +118,23 @@ static const struct lbr_model lbr_models[] = {
 	{ 0xa5, 32, 0x680, 0x6c0 }, { 0xa6, 32, 0x680, 0x6c0 }, { 0xa7, 32, 0x680, 0x6c0 },
 };
 
+/* What the experiment found and must give back. */
+static struct {
+	uint64_t debugctl, lbr_select, lbr_ctl, lbr_depth;
+	bool has_select, has_ctl, has_depth;
+} sv;
+
 /* DEBUGCTL.LBR must read back once written; false (and SKIP) if it does not. */
 static bool debugctl_lbr_sticks(void)
 {
 	uint64_t v = 0;
 
-	if (!wrmsr_safe(IA32_DEBUGCTL, DEBUGCTL_LBR)) {
+	if (!wrmsr_safe(IA32_DEBUGCTL, sv.debugctl | DEBUGCTL_LBR)) {
 		exp_skip("WRMSR IA32_DEBUGCTL.LBR[0]=1 faults");
 		return false;
 	}
 	rdmsr_safe(IA32_DEBUGCTL, &v);
-	wrmsr_safe(IA32_DEBUGCTL, 0);
+	wrmsr_safe(IA32_DEBUGCTL, sv.debugctl & ~DEBUGCTL_LBR);
 	if (!(v & DEBUGCTL_LBR)) {
 		exp_skip("IA32_DEBUGCTL.LBR[0] reads back 0 after WRMSR (no LBR)");
 		return false;
@@ -133,6 +142,10 @@ static bool debugctl_lbr_sticks(void)
 	return true;
 }
 
+/* Architectural LBR (SDM vol.3 "Architectural Last Branch Records"): only the
+ * IA32_LBR_CTL bits CPUID.1CH enumerates may be set: OS/USR with CPL filtering
+ * (EBX[0]), the branch-type bits 22:16 with branch filtering (EBX[1]); without
+ * them every branch at every CPL is recorded and the bits are reserved. */
 static void lbr_arch(void)
 {
 	struct cpuid_regs c = cpuid(0x1c, 0);
@@ -145,14 +158,36 @@ static void lbr_arch(void)
 		exp_skip("CPUID.1CH:EAX[7:0]=0 (no supported LBR depth)");
 		return;
 	}
-	diag("architectural LBR, depth %u (CPUID.1CH:EAX=%#x)", depth, c.eax);
-	wrmsr(IA32_LBR_DEPTH, depth);           /* also clears the records */
-	uint64_t on = LBR_CTL_LBREN | LBR_CTL_OS | LBR_CTL_COND | LBR_CTL_NEAR_REL_JMP |
-		      LBR_CTL_NEAR_IND_JMP | LBR_CTL_NEAR_REL_CALL | LBR_CTL_NEAR_IND_CALL |
-		      LBR_CTL_NEAR_RET | LBR_CTL_OTHER_BRANCH;
+	diag("architectural LBR, depth %u (CPUID.1CH: EAX=%#x EBX=%#x: CPL filtering %u, branch filtering %u)",
+	     depth, c.eax, c.ebx, !!(c.ebx & CPUID_1C_EBX_CPL_FILTER), !!(c.ebx & CPUID_1C_EBX_BRANCH_FILTER));
+	if (!sv.has_ctl || !sv.has_depth) {
+		exp_skip("RDMSR IA32_LBR_CTL (0x14ce) / IA32_LBR_DEPTH (0x14cf) #GP");
+		return;
+	}
+	if (!wrmsr_safe(IA32_LBR_CTL, 0) || !wrmsr_safe(IA32_LBR_DEPTH, depth)) {  /* also clears the records */
+		exp_skip("WRMSR IA32_LBR_CTL=0 / IA32_LBR_DEPTH=%u #GP", depth);
+		return;
+	}
+	uint64_t on = LBR_CTL_LBREN;
+	if (c.ebx & CPUID_1C_EBX_CPL_FILTER)
+		on |= LBR_CTL_OS;
+	if (c.ebx & CPUID_1C_EBX_BRANCH_FILTER)
+		on |= LBR_CTL_COND | LBR_CTL_NEAR_REL_JMP | LBR_CTL_NEAR_IND_JMP | LBR_CTL_NEAR_REL_CALL |
+		      LBR_CTL_NEAR_IND_CALL | LBR_CTL_NEAR_RET | LBR_CTL_OTHER_BRANCH;
+	/* the enabling WRMSR is the workload's own: probe it first */
+	if (!wrmsr_safe(IA32_LBR_CTL, on) || !wrmsr_safe(IA32_LBR_CTL, 0)) {
+		exp_skip("WRMSR IA32_LBR_CTL=0x%llx #GP", (unsigned long long)on);
+		return;
+	}
+	wrmsr_safe(IA32_LBR_DEPTH, depth);
+	vdiag("IA32_LBR_CTL=0x%llx IA32_LBR_DEPTH=%u", (unsigned long long)on, depth);
 	run_workload(IA32_LBR_CTL, on, 0);
-	for (int k = 0; k < 3; k++)
-		check_record(k, rdmsr(IA32_LBR_0_FROM_IP + k), rdmsr(IA32_LBR_0_TO_IP + k), 1);
+	for (int k = 0; k < 3; k++) {
+		uint64_t f = 0, t = 0;
+		rdmsr_safe(IA32_LBR_0_FROM_IP + k, &f);
+		rdmsr_safe(IA32_LBR_0_TO_IP + k, &t);
+		check_record(k, f, t, 1);
+	}
 }
 
 static void lbr_intel_legacy(void)
@@ -173,14 +208,30 @@ static void lbr_intel_legacy(void)
 	}
 	if (!debugctl_lbr_sticks())
 		return;
+	/* MSR_LBR_SELECT (Nehalem and later) suppresses the branch types and CPLs
+	 * whose bits are set: firmware may have left a filter (SDM "Filtering of
+	 * Last Branch Records"); 0 records everything */
+	if (sv.has_select)
+		wrmsr_safe(MSR_LBR_SELECT, 0);
 	unsigned fmt = cpu.perf_caps & PERF_CAP_LBR_FMT_MASK;
-	diag("model-specific LBR: depth %u, FROM %#x TO %#x, format %u", m->depth, m->from, m->to, fmt);
+	diag("model-specific LBR: depth %u, FROM %#x TO %#x, format %u, LBR_SELECT was 0x%llx", m->depth,
+	     m->from, m->to, fmt, (unsigned long long)sv.lbr_select);
 
-	run_workload(IA32_DEBUGCTL, DEBUGCTL_LBR, 0);
-	uint64_t tos = rdmsr(MSR_LASTBRANCH_TOS);
+	uint64_t on = (sv.debugctl & ~DEBUGCTL_BTF) | DEBUGCTL_LBR, off = sv.debugctl & ~DEBUGCTL_LBR;
+	run_workload(IA32_DEBUGCTL, on, off);
+	uint64_t tos = 0;
+	rdmsr_safe(MSR_LASTBRANCH_TOS, &tos);
 	for (int k = 0; k < 3; k++) {
 		unsigned idx = (unsigned)(tos - k) & (m->depth - 1u);
-		check_record(k, rdmsr(m->from + idx), rdmsr(m->to + idx), fmt);
+		uint64_t f = 0, t = 0;
+		rdmsr_safe(m->from + idx, &f);
+		/* format 0 (SDM "LBR Stack" 32-bit format): FROM in bits 31:0 and TO
+		 * in bits 63:32 of the one FROM MSR */
+		if (fmt == 0)
+			t = f >> 32;
+		else
+			rdmsr_safe(m->to + idx, &t);
+		check_record(k, f, t, fmt);
 	}
 }
 
@@ -190,12 +241,20 @@ static void lbr_amd(void)
 		diag("LbrExtV2 present; this experiment checks the legacy LastBranch MSRs only");
 	if (!debugctl_lbr_sticks())
 		return;
-	run_workload(IA32_DEBUGCTL, DEBUGCTL_LBR, 0);
-	check_record(0, rdmsr(MSR_AMD_LASTBRANCH_FROM_IP), rdmsr(MSR_AMD_LASTBRANCH_TO_IP), 1);
+	run_workload(IA32_DEBUGCTL, (sv.debugctl & ~DEBUGCTL_BTF) | DEBUGCTL_LBR, sv.debugctl & ~DEBUGCTL_LBR);
+	uint64_t f = 0, t = 0;
+	rdmsr_safe(MSR_AMD_LASTBRANCH_FROM_IP, &f);
+	rdmsr_safe(MSR_AMD_LASTBRANCH_TO_IP, &t);
+	check_record(0, f, t, 1);
 }
 
 static void exp_lbr(void)
 {
+	memset(&sv, 0, sizeof sv);
+	rdmsr_safe(IA32_DEBUGCTL, &sv.debugctl);
+	sv.has_select = cpu.vendor == VENDOR_INTEL && rdmsr_safe(MSR_LBR_SELECT, &sv.lbr_select);
+	sv.has_ctl = cpu.vendor == VENDOR_INTEL && rdmsr_safe(IA32_LBR_CTL, &sv.lbr_ctl);
+	sv.has_depth = cpu.vendor == VENDOR_INTEL && rdmsr_safe(IA32_LBR_DEPTH, &sv.lbr_depth);
 	if (cpu.vendor == VENDOR_INTEL) {
 		if (cpu.max_leaf >= 0x1c && (cpu.leaf7_edx & CPUID_7_EDX_ARCH_LBR))
 			lbr_arch();
@@ -206,7 +265,16 @@ static void exp_lbr(void)
 	} else {
 		exp_skip("vendor \"%s\": no known LBR interface", cpu.vendor_str);
 	}
-	wrmsr_safe(IA32_DEBUGCTL, 0);
+	/* as found: LBR off first, then the configuration, DEBUGCTL last */
+	if (sv.has_ctl)
+		wrmsr_safe(IA32_LBR_CTL, 0);
+	if (sv.has_depth)
+		wrmsr_safe(IA32_LBR_DEPTH, sv.lbr_depth);
+	if (sv.has_select)
+		wrmsr_safe(MSR_LBR_SELECT, sv.lbr_select);
+	if (sv.has_ctl)
+		wrmsr_safe(IA32_LBR_CTL, sv.lbr_ctl);
+	wrmsr_safe(IA32_DEBUGCTL, sv.debugctl);
 }
 EXPERIMENT(113, "lbr", "", "LBR (Intel model-specific or architectural, AMD DebugCtl.LBR)",
 	   "three known JMPs land in the last-branch records, newest first, exact FROM/TO", exp_lbr);

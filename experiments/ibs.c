@@ -6,9 +6,16 @@
  * linear address is in IBS_FETCH_LINADDR.  Op sampling (IBS_OP_CTL C001_1033h):
  * IbsOpEn[17], IbsOpMaxCnt (bits 15:0, units of 16), and when a tagged op retires
  * IbsOpVal[18] with its RIP in IBS_OP_RIP.  A sample stays until software clears
- * the Val bit, so this experiment polls instead of taking the IBS interrupt (whose
- * extended-LVT routing is a platform matter): the samples must point into the
- * workload, which is all that ran while sampling was on. */
+ * the Val bit (and the counter stops while Val is set), so this experiment
+ * polls instead of taking the IBS interrupt: the samples must point into the
+ * workload, which is all that ran while sampling was on.
+ *
+ * The IBS interrupt goes through the local APIC's extended LVT entry that
+ * IBS_CTL.LvtOffset[3:0] names when IBS_CTL.LvtOffsetVal[8] is set (APM vol.2
+ * 13.3.1 "IBS Control", 16.4.5 "Extended Interrupts"; firmware programs
+ * IBS_CTL).  An unmasked entry would deliver a sample as an interrupt on a
+ * vector nobody handles: the entry is masked for the experiment and restored. */
+#include "apic.h"
 #include "cpu.h"
 #include "cpuid.h"
 #include "experiment.h"
@@ -21,8 +28,9 @@
 #define IBS_OP_EN       (1ull << 17)
 #define IBS_OP_VAL      (1ull << 18)
 
-/* ibs_work(msr, enable, iters): WRMSR msr = enable; a loop; WRMSR msr = enable
- * with the enable bit still set (the sample, if taken, stays latched). */
+/* ibs_work(msr, enable, iters): WRMSR msr = enable; a loop of iters; return
+ * with sampling still enabled: a sample taken during the loop stays latched
+ * (Val set, counting stopped) until the caller reads and clears it. */
 __asm__(
 	".pushsection .text\n"
 	".global ibs_work, ibs_work_end\n"
@@ -69,6 +77,28 @@ static void exp_amd_ibs(void)
 		exp_skip("RDMSR IBS_FETCH_CTL/IBS_OP_CTL (0xc0011030/0xc0011033) GP");
 		goto out;
 	}
+	/* the IBS interrupt's routing: mask its extended LVT entry for the run */
+	uint64_t ibs_ctl = 0;
+	uint32_t lvt_reg = 0, lvt = 0;
+	bool lvt_masked_here = false;
+	if (!rdmsr_safe(MSR_AMD_IBS_CTL, &ibs_ctl)) {
+		diag("IBS_CTL (0xc001103a) unreadable: IBS interrupt routing unknown");
+	} else if (!(ibs_ctl & IBS_CTL_LVT_OFFSET_VALID)) {
+		diag("IBS_CTL=0x%llx: LvtOffsetVal[8]=0, no IBS interrupt is delivered", (unsigned long long)ibs_ctl);
+	} else {
+		lvt_reg = APIC_AMD_EXT_LVT0 + 0x10 * (uint32_t)(ibs_ctl & IBS_CTL_LVT_OFFSET_MASK);
+		if (!apic_read_safe(lvt_reg, &lvt)) {
+			exp_skip("IBS_CTL.LvtOffset=%llu: APIC extended LVT 0x%x unreadable",
+				 (unsigned long long)(ibs_ctl & IBS_CTL_LVT_OFFSET_MASK), lvt_reg);
+			goto out;
+		}
+		diag("IBS_CTL=0x%llx: IBS interrupt through APIC extended LVT 0x%x = 0x%x%s",
+		     (unsigned long long)ibs_ctl, lvt_reg, lvt, (lvt & LVT_MASKED) ? " (masked)" : ", masked for the run");
+		if (!(lvt & LVT_MASKED)) {
+			apic_write(lvt_reg, lvt | LVT_MASKED);
+			lvt_masked_here = true;
+		}
+	}
 	uint64_t lo = (uint64_t)(uintptr_t)ibs_work, hi = (uint64_t)(uintptr_t)ibs_work_end;
 	if (feat & 2) {
 		wrmsr_safe(MSR_AMD_IBS_FETCH_CTL, 0);
@@ -100,6 +130,8 @@ static void exp_amd_ibs(void)
 	}
 	if (!(feat & 6))
 		exp_skip("CPUID.8000001BH:EAX.FetchSam[1]=0 and OpSam[2]=0");
+	if (lvt_masked_here)
+		apic_write(lvt_reg, lvt);
 out:
 	pmu_msrs_restore(&saved);
 }

@@ -3,6 +3,7 @@
 #include "cpu.h"
 #include "cpuid.h"
 #include "experiment.h"
+#include "mem.h"
 #include "msr.h"
 #include "pmu.h"
 #include "x86.h"
@@ -130,6 +131,15 @@ bool pebs_prepare(struct pebs_setup *p, uint64_t data_cfg, uint32_t bts_records,
 		exp_skip("%s", why);
 		return false;
 	}
+	/* Errata (family/model/stepping/microcode), then which counters the
+	 * model lets take the PEBS events (lib/pebs_model.c). */
+	struct pebs_cpu pc;
+	char reason[160];
+	pebs_cpu_fill(&pc);
+	if ((why = pebs_plan_for(&pc, &p->plan, reason, sizeof reason))) {
+		exp_skip("%s", why);
+		return false;
+	}
 	p->adaptive = p->layout == PEBS_L_ADAPTIVE;
 	p->data_cfg = 0;
 	if (p->adaptive) {
@@ -144,6 +154,11 @@ bool pebs_prepare(struct pebs_setup *p, uint64_t data_cfg, uint32_t bts_records,
 	} else {
 		p->rec_size = pebs_record_size(p->layout);
 	}
+	if (p->plan.max_buffer && (uint64_t)pebs_records * p->rec_size > p->plan.max_buffer) {
+		exp_fail("PEBS buffer of %u records x %u bytes exceeds %u bytes (%s)", pebs_records,
+			 p->rec_size, p->plan.max_buffer, p->plan.u->name);
+		return false;
+	}
 	int e = ds_create(&p->ds, bts_records, bts_thresh, pebs_records, pebs_thresh, p->rec_size);
 	if (e) {
 		exp_fail("DS layout: %s", ds_strerror(e));
@@ -151,6 +166,10 @@ bool pebs_prepare(struct pebs_setup *p, uint64_t data_cfg, uint32_t bts_records,
 	}
 	p->ds.pebs_layout = p->layout;
 	p->ds.pebs_cfg = p->adaptive ? p->data_cfg : 0;
+	p->ds.pebs_timed = cpu.has_perf_caps && (cpu.perf_caps & PERF_CAP_TIMED_PEBS);
+	p->ds.pebs_split_latency = p->plan.u->split_latency;
+	p->fmt = (struct pebs_format){ p->layout, p->adaptive ? p->data_cfg : 0, p->ds.pebs_timed,
+				       p->plan.u->split_latency };
 	if (p->adaptive && (cpu.perf_caps & PERF_CAP_PEBS_BASELINE) &&
 	    !wrmsr_safe(MSR_PEBS_DATA_CFG, p->data_cfg)) {
 		exp_skip("WRMSR MSR_PEBS_DATA_CFG (0x3f2) GP");
@@ -160,7 +179,48 @@ bool pebs_prepare(struct pebs_setup *p, uint64_t data_cfg, uint32_t bts_records,
 		exp_fail("%s", why);
 		return false;
 	}
-	diag("PEBS record layout: %s, %u bytes%s", pebs_layout_name(p->layout), p->rec_size,
-	     (cpu.perf_caps & PERF_CAP_PEBS_TRAP) ? ", trap-like" : ", fault-like");
+	diag("PEBS record layout: %s, %u bytes%s%s", pebs_layout_name(p->layout), p->rec_size,
+	     (cpu.perf_caps & PERF_CAP_PEBS_TRAP) ? ", trap-like" : ", fault-like",
+	     p->ds.pebs_timed ? ", timed" : "");
+	diag("PEBS constraints: %s (%s): instructions retired event 0x%04x on PMC%d%s, load latency %s",
+	     p->plan.u->name, p->plan.u->source, p->plan.u->inst_event, p->plan.inst_pmc,
+	     p->plan.u->inst_pdir ? " (PDIR)" : "", p->plan.ll_pmc >= 0 ? "yes" : "none");
+	vdiag("IA32_PERF_CAPABILITIES=0x%llx IA32_DS_AREA=0x%llx", (unsigned long long)cpu.perf_caps,
+	      (unsigned long long)(uintptr_t)p->ds.mgmt);
 	return true;
+}
+
+void pebs_cpu_fill(struct pebs_cpu *c)
+{
+	memset(c, 0, sizeof *c);
+	c->family = cpu.family;
+	c->model = cpu.model;
+	c->stepping = cpu.stepping;
+	c->have_microcode = cpu_microcode(&c->microcode);
+	/* CPUID.07H:EDX.HYBRID[15]: the core type is in CPUID.1AH:EAX[31:24] */
+	if ((cpu.leaf7_edx & (1u << 15)) && cpu.max_leaf >= 0x1a)
+		c->core_type = (uint8_t)(cpuid(0x1a, 0).eax >> 24);
+	c->perfmon_version = cpu.perfmon_version;
+	c->n_gp = cpu.n_gp;
+}
+
+void pmu_nhm_reset(const struct pebs_plan *p)
+{
+	static const uint64_t magic[4] = { 0x4300b5, 0x4300d2, 0x4300b1, 0x4300b1 };
+	if (!(p->u->quirks & PEBS_Q_NHM_RESET) || cpu.n_gp < 4)
+		return;
+	/* 1: PEBS and global enables off; 2: the magic events with their
+	 * counters cleared; 3: enable PMC0-3 once; 4: off; 5: clear them */
+	wrmsr_safe(IA32_PEBS_ENABLE, 0);
+	wrmsr_safe(IA32_PERF_GLOBAL_CTRL, 0);
+	for (unsigned i = 0; i < 4; i++) {
+		wrmsr_safe(IA32_PERFEVTSEL0 + i, magic[i]);
+		wrmsr_safe(IA32_PMC0 + i, 0);
+	}
+	wrmsr_safe(IA32_PERF_GLOBAL_CTRL, 0xf);
+	wrmsr_safe(IA32_PERF_GLOBAL_CTRL, 0);
+	for (unsigned i = 0; i < 4; i++) {
+		wrmsr_safe(IA32_PERFEVTSEL0 + i, 0);
+		wrmsr_safe(IA32_PMC0 + i, 0);
+	}
 }

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "pmi.h"
+#include "pebs_model.h"
 
 /* Intel architectural perfmon of at least this version with a working PMC0:
  * false after exp_skip() with the reason.  need_inst_retired also requires the
@@ -35,10 +36,19 @@ struct pebs_setup {
 	uint64_t data_cfg;              /* adaptive only */
 	uint32_t rec_size;
 	bool adaptive;
+	struct pebs_format fmt;         /* how records read (timed, split latency) */
+	struct pebs_plan plan;          /* counters by the model's PEBS constraints */
 };
 bool pebs_prepare(struct pebs_setup *p, uint64_t data_cfg, uint32_t bts_records,
 		  uint32_t bts_thresh, uint32_t pebs_records, uint32_t pebs_thresh);
 /* IA32_PERFEVTSELx bit 34: write adaptive (PEBS_DATA_CFG) records */
 #define EVTSEL_ADAPTIVE         (1ull << 34)
+/* The CPU as lib/pebs_model.c sees it (family/model/stepping, microcode, hybrid
+ * core type from CPUID.1AH:EAX[31:24]). */
+void pebs_cpu_fill(struct pebs_cpu *c);
+/* Nehalem errata AAK100/AAP53/BD53: before counters are (re)programmed, the
+ * three "magic" events must count once on PMC0-3 (the sequence Intel gives in
+ * the specification updates); only where the model row asks for it. */
+void pmu_nhm_reset(const struct pebs_plan *p);
 
 #endif

@@ -92,20 +92,31 @@ __asm__(
 	CTL_OFF_IN_RDI
 	WR_CTL("%rdi")
 	"	ret\n"
-	/* pt_wls: the loop, then a direct JMP into the TraceStop range
-	 * [pt_wls_stop, pt_wls_stop_end] */
+	/* pt_wls(ctl, pattern, n, status[2]): the loop, RDMSR IA32_RTIT_STATUS
+	 * into status[0] (tracing), a direct JMP into the TraceStop range
+	 * [pt_wls_stop, pt_wls_stop_end], RDMSR STATUS into status[1] (stopped,
+	 * TraceEn still 1), then TraceEn off.  RDMSR is no branch: no packet. */
 	".global pt_wls, pt_wls_pge, pt_wls_stop, pt_wls_stop_end\n"
 	"pt_wls:\n"
+	"	mov %rcx, %r10\n"
 	"	mov %rsi, %r8\n"
 	"	mov %rdx, %r9\n"
 	WR_CTL("%rdi")
 	"pt_wls_pge:\n"
 	PT_LOOP
+	"	mov $0x571, %ecx\n"
+	"	rdmsr\n"
+	"	mov %eax, (%r10)\n"
+	"	mov %edx, 4(%r10)\n"
 	"	jmp pt_wls_stop\n"
 	"pt_wls_stop:\n"
 	"	nop\n"
 	"pt_wls_stop_end:\n"
 	"	nop\n"
+	"	mov $0x571, %ecx\n"
+	"	rdmsr\n"
+	"	mov %eax, 8(%r10)\n"
+	"	mov %edx, 12(%r10)\n"
 	CTL_OFF_IN_RDI
 	WR_CTL("%rdi")
 	"	ret\n"
@@ -121,7 +132,7 @@ __asm__(
 
 void pt_wl(uint64_t ctl, uint64_t pattern, uint64_t n);
 void pt_wlf(uint64_t ctl, uint64_t pattern, uint64_t n);
-void pt_wls(uint64_t ctl, uint64_t pattern, uint64_t n);
+void pt_wls(uint64_t ctl, uint64_t pattern, uint64_t n, uint64_t *status);
 void pt_uwl(void *arg);
 extern char pt_wl_pge[], pt_wl_dis[], pt_wlf_in[], pt_wlf_last[], pt_wlf_out[];
 extern char pt_wls_pge[], pt_wls_stop[], pt_wls_stop_end[], pt_uwl_end[];
@@ -826,16 +837,31 @@ static void exp_pt_tracestop(void)
 		exp_fail("WRMSR IA32_RTIT_ADDR0_A/B GP");
 		goto out;
 	}
-	run_cli(pt_wls, ctl, PATTERN, n);
+	static uint64_t live[2];
+	live[0] = live[1] = ~0ULL;
+	uint64_t fl = read_rflags();
+	cli();
+	pt_wls(ctl, PATTERN, n, live);
+	if (fl & RFLAGS_IF)
+		sti();
 	pt_collect(&t, "406");
 	pt_scan(&t);
-	struct ptstatus s;
+	struct ptstatus s, before, after;
 	ptstatus_parse(t.status, &s);
+	ptstatus_parse(live[0], &before);
+	ptstatus_parse(live[1], &after);
+	diag("IA32_RTIT_STATUS while tracing 0x%llx, after the JMP into the TraceStop range 0x%llx",
+	     (unsigned long long)live[0], (unsigned long long)live[1]);
 	/* 32.2.5.3 TraceStop: a branch into the range sets STATUS.Stopped, which
-	 * clears TriggerEn; TIP.PGD(target) then a TraceStop packet. */
-	check(s.stopped, "IA32_RTIT_STATUS.Stopped=%d (expected 1)", s.stopped);
+	 * clears TriggerEn (TriggerEn = TraceEn && !Stopped, 32.2.8.3): read it
+	 * while TraceEn is still 1, before and after; after TraceEn=0 it is 0
+	 * whatever happened.  TIP.PGD(target) then a TraceStop packet. */
+	check(before.trigger_en && !before.stopped, "STATUS before the stop: TriggerEn=%d Stopped=%d "
+	      "(expected 1, 0)", before.trigger_en, before.stopped);
+	check(after.stopped && !after.trigger_en, "STATUS after the stop, TraceEn=1: Stopped=%d TriggerEn=%d "
+	      "(expected 1, 0)", after.stopped, after.trigger_en);
+	check(s.stopped, "IA32_RTIT_STATUS.Stopped=%d after TraceEn=0 (expected 1: sticky)", s.stopped);
 	check(!s.error, "IA32_RTIT_STATUS.Error=%d (expected 0)", s.error);
-	check(!s.trigger_en, "IA32_RTIT_STATUS.TriggerEn=%d (expected 0)", s.trigger_en);
 	check_decoded_clean();
 	check_psb_start();
 	int pge = find_ev(PTD_TIP_PGE, 0);

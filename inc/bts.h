@@ -52,9 +52,40 @@ long bts_ordered(const void *mem, uint64_t base, uint64_t index, uint64_t max, b
  * records from base) and whether it wrapped.  After exactly k * capacity
  * records (k >= 1) the hardware leaves the index at base; *wrapped is true. */
 uint64_t bts_circular_index(uint64_t capacity, uint64_t n, bool *wrapped);
-/* Model of BTINT=1 with threshold == max and a handler that resets index to
- * base on every DS interrupt: how many interrupts `n` records raise, and
- * how many records are left in the buffer afterwards. */
-uint64_t bts_full_interrupts(uint64_t capacity, uint64_t n, uint64_t *left);
+/* BTINT=1 (SDM vol.3 17.4.9.4 "Setting Up the BTS Buffer" / 17.4.9.5): the
+ * interrupt threshold must lie SEVERAL RECORDS SHORT of the absolute maximum,
+ * because the processor goes on writing records after the index reaches the
+ * threshold: the branch that crosses it may be followed by more before the
+ * interrupt is taken (skid), the delivery of the interrupt is itself a branch
+ * record, and so is every branch of the handler until it clears
+ * DEBUGCTL.TR/BTS.  tracelab's handler path (IDT stub, dispatcher, the PMI
+ * handler up to its first WRMSR) takes fewer than 16 branches; the margin is
+ * twice that.  (Linux keeps 4080 bytes, 170 records.)
+ *
+ * An interrupting buffer of threshold T records: capacity T + margin.  The
+ * handler must find the index in [threshold, absolute maximum]: below the
+ * threshold the interrupt was not a BTS one (or came early); at the maximum
+ * the margin ran out and records may have been lost. */
+#define BTS_PMI_MARGIN_RECORDS  32
+
+/* Capacity (records) of a buffer with its threshold at `thresh_rec` records and
+ * `margin_rec` records beyond it; 0 if thresh_rec is 0 or margin_rec is 0
+ * (threshold == maximum is what the SDM says not to do). */
+uint32_t bts_interrupt_capacity(uint32_t thresh_rec, uint32_t margin_rec);
+
+enum bts_pmi_index {
+	BTS_IDX_BELOW = -1,     /* index < threshold: not a BTS threshold interrupt */
+	BTS_IDX_OK = 0,         /* threshold <= index < maximum */
+	BTS_IDX_FULL = 1,       /* index == maximum: the margin was used up */
+	BTS_IDX_BEYOND = 2,     /* index > maximum or off the record grid: corrupt */
+};
+/* Where the index the handler read lies (pointers as in the DS area). */
+enum bts_pmi_index bts_pmi_index_check(uint64_t base, uint64_t index, uint64_t thresh,
+				       uint64_t max, uint32_t rec_size);
+/* Bounds on the number of threshold interrupts for `n` records in all, each
+ * interrupt draining between thresh_rec and capacity records, with fewer than
+ * thresh_rec records left at the end (else one more interrupt was due). */
+void bts_interrupt_bounds(uint64_t n, uint32_t thresh_rec, uint32_t capacity,
+			  uint64_t *min, uint64_t *max);
 
 #endif

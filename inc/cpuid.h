@@ -41,6 +41,8 @@
 #define CPUID_14_0_ECX_LIP          (1u << 31)
 /* leaf 1CH: architectural LBR */
 #define CPUID_1C_EAX_DEPTH_MASK(a)  ((a) & 0xff)    /* bit n set: depth 8*(n+1) supported */
+#define CPUID_1C_EBX_CPL_FILTER     (1u << 0)       /* LBR_CTL.OS/USR honoured */
+#define CPUID_1C_EBX_BRANCH_FILTER  (1u << 1)       /* LBR_CTL[22:16] honoured */
 /* extended leaves */
 #define CPUID_80000001_EDX_LM       (1u << 29)
 #define CPUID_80000001_EDX_RDTSCP   (1u << 27)

@@ -19,8 +19,15 @@
  *   0x1c    0x38   PEBS interrupt threshold
  *   0x20    0x40   PEBS counter reset, IA32_PMC0 (8 bytes each, PMCn at +8n;
  *                  the 32-bit area has the one reset value of the original PEBS)
- *           0x80   PEBS counter reset, IA32_FIXED_CTR0 (+8n; extended PEBS,
- *                  PEBS_FMT >= 4)
+ *
+ * Where the reset values of the fixed counters go depends on the PEBS record
+ * format (IA32_PERF_CAPABILITIES.PEBS_FMT[11:8]); the general slots before them
+ * are 8 up to PEBS_FMT 4 and 32 from PEBS_FMT 5 (SDM vol.3 "Processor Event
+ * Based Sampling (PEBS) Facility", the DS save area figure for extended PEBS):
+ *
+ *   PEBS_FMT 0-3   no fixed-counter PEBS; area ends after PMC0..7: 0x80
+ *   PEBS_FMT 4     FIXED_CTRn at 0x40 + 8 * (8 + n) = 0x80 + 8n, n < 16: 0x100
+ *   PEBS_FMT 5+    FIXED_CTRn at 0x40 + 8 * (32 + n) = 0x140 + 8n, n < 16: 0x1c0
  *
  * Pure code: the functions read and write a management area in a byte buffer,
  * so they run on the host as well as in the kernel. */
@@ -38,9 +45,10 @@ enum ds_field {
 	DS_NFIELDS
 };
 
-#define DS_MAX_GP_RESETS        8       /* 64-bit: PMC0..PMC7 at 0x40..0x78 */
-#define DS_MAX_FIXED_RESETS     4       /* 64-bit: FIXED_CTR0..3 at 0x80..0x98 */
-#define DS_MGMT_SIZE_64         0xa0
+#define DS_MAX_GP_RESETS_FMT4   8       /* PEBS_FMT <= 4: PMC0..PMC7 at 0x40..0x78 */
+#define DS_MAX_GP_RESETS        32      /* PEBS_FMT >= 5: PMC0..PMC31 at 0x40..0x138 */
+#define DS_MAX_FIXED_RESETS     16      /* PEBS_FMT >= 4: FIXED_CTR0..15 */
+#define DS_MGMT_SIZE_64_MAX     0x1c0   /* the largest (PEBS_FMT 5+) */
 #define DS_MGMT_SIZE_32         0x28
 #define DS_BTS_REC_SIZE_32      12
 #define DS_BTS_REC_SIZE_64      24
@@ -48,11 +56,12 @@ enum ds_field {
 /* Byte offset of a pointer field; size of each pointer field (4 or 8). */
 unsigned ds_field_offset(enum ds_format fmt, enum ds_field f);
 unsigned ds_field_size(enum ds_format fmt);
-/* Offset of the PEBS counter reset for general counter n / fixed counter n;
- * 0 when that slot does not exist in the format. */
-unsigned ds_gp_reset_offset(enum ds_format fmt, unsigned n);
-unsigned ds_fixed_reset_offset(enum ds_format fmt, unsigned n);
-unsigned ds_mgmt_size(enum ds_format fmt);
+/* Offset of the PEBS counter reset for general counter n / fixed counter n
+ * with this PEBS_FMT; 0 when that slot does not exist in the format. */
+unsigned ds_gp_reset_offset(enum ds_format fmt, unsigned pebs_fmt, unsigned n);
+unsigned ds_fixed_reset_offset(enum ds_format fmt, unsigned pebs_fmt, unsigned n);
+/* Bytes of the management area, reset slots included, for this PEBS_FMT. */
+unsigned ds_mgmt_size(enum ds_format fmt, unsigned pebs_fmt);
 unsigned ds_bts_record_size(enum ds_format fmt);
 const char *ds_field_name(enum ds_field f);
 
@@ -61,9 +70,10 @@ const char *ds_field_name(enum ds_field f);
  * the hardware may be writing concurrently. */
 uint64_t ds_get(const void *area, enum ds_format fmt, enum ds_field f);
 void ds_put(void *area, enum ds_format fmt, enum ds_field f, uint64_t v);
-uint64_t ds_get_gp_reset(const void *area, enum ds_format fmt, unsigned n);
-void ds_put_gp_reset(void *area, enum ds_format fmt, unsigned n, uint64_t v);
-void ds_put_fixed_reset(void *area, enum ds_format fmt, unsigned n, uint64_t v);
+uint64_t ds_get_gp_reset(const void *area, enum ds_format fmt, unsigned pebs_fmt, unsigned n);
+void ds_put_gp_reset(void *area, enum ds_format fmt, unsigned pebs_fmt, unsigned n, uint64_t v);
+uint64_t ds_get_fixed_reset(const void *area, enum ds_format fmt, unsigned pebs_fmt, unsigned n);
+void ds_put_fixed_reset(void *area, enum ds_format fmt, unsigned pebs_fmt, unsigned n, uint64_t v);
 
 /* One buffer (BTS or PEBS) as the four management-area pointers. */
 struct ds_buf {
@@ -112,8 +122,20 @@ int ds_buf_check(enum ds_format fmt, const struct ds_buf *b, uint32_t rec_size, 
 uint64_t ds_buf_capacity(const struct ds_buf *b, uint32_t rec_size);
 uint64_t ds_buf_used(const struct ds_buf *b, uint32_t rec_size);
 /* Address checks for a management area at `area` and its two buffers. */
-int ds_area_check(enum ds_format fmt, uint64_t area, const struct ds_buf *bts, uint32_t bts_rec,
-		  const struct ds_buf *pebs, uint32_t pebs_rec);
+int ds_area_check(enum ds_format fmt, unsigned pebs_fmt, uint64_t area, const struct ds_buf *bts,
+		  uint32_t bts_rec, const struct ds_buf *pebs, uint32_t pebs_rec);
+
+/* Where the management area and the two buffers go in one allocation: the
+ * management area (its size by PEBS_FMT) at 0; the BTS buffer on the next page;
+ * the PEBS buffer on a page of its own after a guard of at least `guard` bytes
+ * past the BTS absolute maximum, so that BTS records written while a DS
+ * interrupt is delivered can never land on a PEBS record.  Offsets in bytes
+ * from the start of the allocation; 0 for an absent buffer. */
+struct ds_plan {
+	uint64_t bts_off, pebs_off, total;
+};
+int ds_plan_layout(enum ds_format fmt, unsigned pebs_fmt, uint64_t bts_bytes, uint64_t pebs_bytes,
+		   uint64_t guard, struct ds_plan *out);
 /* The SDM's placement rules for a range [lo, lo+len): DS_ERR_CODE_PAGE if a 4 KiB
  * page of it is also a page of [code_lo, code_hi); DS_ERR_CROSSES_PAGE if it spans
  * a page boundary and `contiguous` (linear pages mapped contiguously and

@@ -31,6 +31,8 @@
 #define   PERF_CAP_FREEZE_SMM       BIT(12)
 #define   PERF_CAP_FW_WRITE         BIT(13)     /* full-width writes to IA32_A_PMCx */
 #define   PERF_CAP_PEBS_BASELINE    BIT(14)     /* adaptive PEBS */
+#define   PERF_CAP_TIMED_PEBS       BIT(17)     /* retire latency in the PEBS basic group */
+#define IA32_BIOS_SIGN_ID           0x08b       /* microcode revision in [63:32] after CPUID(1) */
 #define IA32_TSC_AUX                0xc0000103
 #define IA32_TSC_DEADLINE           0x6e0
 
@@ -150,7 +152,9 @@
 #define MSR_AMD_IBS_OP_DATA3        0xc0011037
 #define MSR_AMD_IBS_DC_LINADDR      0xc0011038
 #define MSR_AMD_IBS_DC_PHYSADDR     0xc0011039
-#define MSR_AMD_IBS_CTL             0xc001103a
+#define MSR_AMD_IBS_CTL             0xc001103a  /* APM 13.3.1: read-only, set by firmware */
+#define   IBS_CTL_LVT_OFFSET_MASK   0xfULL      /* extended LVT entry used by IBS */
+#define   IBS_CTL_LVT_OFFSET_VALID  BIT(8)
 
 /* --- Intel Processor Trace (SDM vol.3 32.2.8) ------------------------------- */
 #define IA32_RTIT_OUTPUT_BASE       0x560

@@ -20,10 +20,17 @@
  *                       RSP RBP RSI RDI R8..R15), XMM0-15 (256), LBR entries
  *                       (24 each: from, to, info).
  *
- * The basic group's first quadword holds the record format in bits 47:0 (the
- * PEBS_DATA_CFG bits the record was written with) and the record size in bytes
- * in bits 63:48; a record whose size field disagrees with its groups, or that
- * runs past the buffer, is rejected. */
+ * The basic group's first quadword holds the record format in bits 31:0 (the
+ * PEBS_DATA_CFG bits the record was written with), the retire latency in bits
+ * 47:32 with timed PEBS (IA32_PERF_CAPABILITIES.TIMED_PEBS[17]: Sapphire Rapids,
+ * Meteor Lake and later; 0 before), and the record size in bytes in bits 63:48;
+ * a record whose size field disagrees with its groups, or that runs past the
+ * buffer, is rejected.
+ *
+ * The memory-info group's latency quadword is one load latency up to Ice Lake;
+ * from Alder Lake / Sapphire Rapids it is split: instruction latency in bits
+ * 15:0, cache (load) latency in bits 47:32 (a model property, see
+ * inc/pebs_model.h: split_latency). */
 #ifndef INC_PEBS_H
 #define INC_PEBS_H
 #include <stdbool.h>
@@ -44,6 +51,9 @@ enum pebs_layout {
 #define PEBS_CFG_LBR_SHIFT      24      /* bits 31:24: LBR entries - 1 */
 #define PEBS_CFG_GROUPS         0xfull
 #define PEBS_CFG_KNOWN          (PEBS_CFG_GROUPS | (0xffull << PEBS_CFG_LBR_SHIFT))
+#define PEBS_HDR_FORMAT_MASK    0xffffffffull   /* basic group qword 0, bits 31:0 */
+#define PEBS_HDR_RETIRE_LAT_SHIFT 32            /* bits 47:32 (timed PEBS) */
+#define PEBS_HDR_SIZE_SHIFT     48              /* bits 63:48 */
 #define PEBS_CFG_ANY            (~0ull) /* decoder: accept whatever the header says */
 
 #define PEBS_BASIC_SIZE         32
@@ -69,6 +79,8 @@ enum pebs_reg {
 #define PEBS_V_TSC              (1u << 6)
 #define PEBS_V_XMM              (1u << 7)
 #define PEBS_V_LBR              (1u << 8)
+#define PEBS_V_RETIRE_LAT       (1u << 9)       /* retire_latency (timed PEBS) */
+#define PEBS_V_SPLIT_LAT        (1u << 10)      /* instr_latency, cache_latency */
 
 struct pebs_record {
 	enum pebs_layout layout;
@@ -83,7 +95,10 @@ struct pebs_record {
 	uint64_t eventing_ip;
 	uint64_t tsx;                   /* TX abort information / TSX aux info */
 	uint64_t tsc;
-	uint64_t format;                /* adaptive: header bits 47:0 */
+	uint64_t format;                /* adaptive: header bits 31:0 */
+	uint32_t retire_latency;        /* adaptive, timed PEBS: header bits 47:32 */
+	uint32_t instr_latency;         /* split latency: meminfo latency[15:0] */
+	uint32_t cache_latency;         /* split latency: meminfo latency[47:32] */
 	uint32_t xmm_off, lbr_off;      /* adaptive: byte offsets inside the record */
 	uint32_t n_lbr;
 };
@@ -115,6 +130,17 @@ const char *pebs_reg_name(enum pebs_reg r);
  * skip that cross-check); ignored otherwise. */
 int pebs_decode(const void *p, size_t len, enum pebs_layout l, uint64_t data_cfg,
 		struct pebs_record *r);
+/* Everything that decides how a record reads. */
+struct pebs_format {
+	enum pebs_layout layout;
+	uint64_t data_cfg;              /* as for pebs_decode() */
+	bool timed;                     /* IA32_PERF_CAPABILITIES.TIMED_PEBS[17] */
+	bool split_latency;             /* the model splits the meminfo latency */
+};
+int pebs_decode_fmt(const void *p, size_t len, const struct pebs_format *f, struct pebs_record *r);
+/* The load latency to compare with MSR_PEBS_LD_LAT: the cache latency where
+ * the latency is split, else the latency field. */
+uint64_t pebs_load_latency(const struct pebs_record *r);
 /* Walk a buffer of records (base .. index): number of whole records, or an
  * error if any record is bad or the bytes end inside a record. */
 long pebs_count(const void *p, size_t len, enum pebs_layout l, uint64_t data_cfg);

@@ -134,3 +134,22 @@ void cpu_report(void)
 			yn(cpu.ext1_ecx & CPUID_80000001_ECX_PERFCTR_CORE),
 			yn(cpu.ext1_ecx & CPUID_80000001_ECX_IBS));
 }
+
+bool cpu_microcode(uint32_t *rev)
+{
+	uint64_t v;
+	if (cpu.vendor == VENDOR_INTEL) {
+		if (!wrmsr_safe(IA32_BIOS_SIGN_ID, 0))
+			return false;
+		(void)cpuid(1, 0);
+		if (!rdmsr_safe(IA32_BIOS_SIGN_ID, &v))
+			return false;
+		*rev = (uint32_t)(v >> 32);
+		return true;
+	}
+	if (cpu.vendor == VENDOR_AMD && rdmsr_safe(IA32_BIOS_SIGN_ID, &v)) {
+		*rev = (uint32_t)v;
+		return true;
+	}
+	return false;
+}

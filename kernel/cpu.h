@@ -26,6 +26,9 @@ struct cpu_info {
 
 extern struct cpu_info cpu;
 void cpu_identify(void);
+/* Microcode revision: Intel IA32_BIOS_SIGN_ID[63:32] after a CPUID(1) (SDM vol.3
+ * 10.11.7.1), AMD PATCH_LEVEL (same MSR) [31:0].  false if unreadable. */
+bool cpu_microcode(uint32_t *rev);
 void cpu_report(void);
 
 #endif

@@ -11,6 +11,7 @@
 #include "cpu.h"
 #include "cpuid.h"
 #include "experiment.h"
+#include "fmt.h"
 #include "mem.h"
 #include "msr.h"
 #include "x86.h"
@@ -85,46 +86,48 @@ const char *ds_pebs_layout(enum pebs_layout *l)
 	return reason;
 }
 
-static uint64_t align_up(uint64_t v, uint64_t a)
-{
-	return (v + a - 1) & ~(a - 1);
-}
-
 int ds_create(struct ds_area *d, uint32_t bts_records, uint32_t bts_thresh_rec,
 	      uint32_t pebs_records, uint32_t pebs_thresh_rec, uint32_t pebs_rec_size)
 {
 	memset(d, 0, sizeof *d);
 	d->fmt = DS_FMT64;
+	d->pebs_fmt = cpu.has_perf_caps ?
+		(unsigned)((cpu.perf_caps >> PERF_CAP_PEBS_FMT_SHIFT) & PERF_CAP_PEBS_FMT_MASK) : 0;
 	d->bts_rec = ds_bts_record_size(d->fmt);
 	d->bts_records = bts_records;
 	d->pebs_rec = pebs_rec_size;
 	d->pebs_records = pebs_records;
-	/* management area, then the BTS buffer, then the PEBS buffer, each on a
-	 * 64-byte boundary (the SDM asks for doubleword alignment at least) */
-	uint64_t bts_off = align_up(ds_mgmt_size(d->fmt), 64);
-	uint64_t pebs_off = align_up(bts_off + (uint64_t)bts_records * d->bts_rec, 64);
-	uint64_t total = pebs_off + (uint64_t)pebs_records * pebs_rec_size;
-	d->mgmt = exp_alloc((size_t)align_up(total, 4096), 4096);
+	/* management area (its size by PEBS_FMT: the fixed-counter reset slots of
+	 * PEBS_FMT 5 end at 0x1c0), the BTS buffer on its own page, then the PEBS
+	 * buffer a guard of BTS_PMI_MARGIN_RECORDS records past the BTS maximum,
+	 * so that records the processor writes past an interrupt threshold never
+	 * reach a PEBS record */
+	struct ds_plan pl;
+	int e = ds_plan_layout(d->fmt, d->pebs_fmt, (uint64_t)bts_records * d->bts_rec,
+			       (uint64_t)pebs_records * pebs_rec_size,
+			       (uint64_t)BTS_PMI_MARGIN_RECORDS * d->bts_rec, &pl);
+	if (e)
+		return e;
+	d->mgmt = exp_alloc((size_t)pl.total, 4096);
 	if (!d->mgmt)
 		return DS_ERR_NO_RECORDS;
 	uint64_t area = (uint64_t)(uintptr_t)d->mgmt;
 	struct ds_buf bts = { 0 }, pebs = { 0 };
-	int e;
 	if (bts_records) {
-		e = ds_buf_layout(d->fmt, area + bts_off, d->bts_rec, bts_records, bts_thresh_rec,
+		e = ds_buf_layout(d->fmt, area + pl.bts_off, d->bts_rec, bts_records, bts_thresh_rec,
 				  bts_thresh_rec > bts_records ? DS_USE_CIRCULAR : DS_USE_INTERRUPT, &bts);
 		if (e)
 			return e;
 		ds_put_buf(d->mgmt, d->fmt, false, &bts);
 	}
 	if (pebs_records) {
-		e = ds_buf_layout(d->fmt, area + pebs_off, pebs_rec_size, pebs_records,
+		e = ds_buf_layout(d->fmt, area + pl.pebs_off, pebs_rec_size, pebs_records,
 				  pebs_thresh_rec, DS_USE_INTERRUPT, &pebs);
 		if (e)
 			return e;
 		ds_put_buf(d->mgmt, d->fmt, true, &pebs);
 	}
-	return ds_area_check(d->fmt, area, bts_records ? &bts : 0, d->bts_rec,
+	return ds_area_check(d->fmt, d->pebs_fmt, area, bts_records ? &bts : 0, d->bts_rec,
 			     pebs_records ? &pebs : 0, pebs_rec_size);
 }
 
@@ -187,7 +190,7 @@ void ds_buf_get(const struct ds_area *d, bool pebs, struct ds_buf *b)
 
 void ds_set_pebs_reset(struct ds_area *d, unsigned pmc, uint64_t v)
 {
-	ds_put_gp_reset(d->mgmt, d->fmt, pmc, v);
+	ds_put_gp_reset(d->mgmt, d->fmt, d->pebs_fmt, pmc, v);
 }
 
 void ds_rewind(struct ds_area *d, bool pebs)
@@ -210,10 +213,16 @@ void ds_dump(const struct ds_area *d)
 		     ds_field_name((enum ds_field)f), (unsigned long long)v,
 		     rs && v >= base ? (long long)((v - base) / rs) : -1LL);
 	}
+	for (unsigned n = 0; n < 8; n++)
+		if (ds_get_gp_reset(d->mgmt, d->fmt, d->pebs_fmt, n))
+			diag("  +0x%02x PEBS counter reset PMC%u 0x%016llx",
+			     ds_gp_reset_offset(d->fmt, d->pebs_fmt, n), n,
+			     (unsigned long long)ds_get_gp_reset(d->mgmt, d->fmt, d->pebs_fmt, n));
 	for (unsigned n = 0; n < 4; n++)
-		if (ds_get_gp_reset(d->mgmt, d->fmt, n))
-			diag("  +0x%02x PEBS counter reset PMC%u 0x%016llx", ds_gp_reset_offset(d->fmt, n), n,
-			     (unsigned long long)ds_get_gp_reset(d->mgmt, d->fmt, n));
+		if (ds_get_fixed_reset(d->mgmt, d->fmt, d->pebs_fmt, n))
+			diag("  +0x%03x PEBS counter reset FIXED_CTR%u 0x%016llx",
+			     ds_fixed_reset_offset(d->fmt, d->pebs_fmt, n), n,
+			     (unsigned long long)ds_get_fixed_reset(d->mgmt, d->fmt, d->pebs_fmt, n));
 }
 
 void ds_dump_bts(const struct ds_area *d, bool wrapped)
@@ -247,8 +256,8 @@ void ds_dump_pebs(const struct ds_area *d)
 	char text[1024];
 	while (at < b.index) {
 		struct pebs_record r;
-		int e = pebs_decode((const void *)(uintptr_t)at, (size_t)(b.index - at), d->pebs_layout,
-				    d->pebs_cfg, &r);
+		struct pebs_format f = { d->pebs_layout, d->pebs_cfg, d->pebs_timed, d->pebs_split_latency };
+		int e = pebs_decode_fmt((const void *)(uintptr_t)at, (size_t)(b.index - at), &f, &r);
 		if (e) {
 			diag("PEBS record at 0x%llx: %s", (unsigned long long)at, pebs_strerror(e));
 			return;
@@ -267,4 +276,55 @@ void ds_dump_pebs(const struct ds_area *d)
 			diag("%s", s);
 		at += r.size;
 	}
+}
+
+/* Raw quadwords for tools/dsdump: the whole management area, then the first
+ * and the last few records of each buffer (every record if they are few). */
+static void raw_records(const struct ds_area *d, bool pebs, struct ds_buf *b, uint32_t rec)
+{
+	if (!rec || b->index <= b->base)
+		return;
+	uint64_t n = (b->index - b->base) / rec;
+	for (uint64_t i = 0; i < n; i++) {
+		if (n > 8 && i == 4) {
+			diag("ds: %s ... %llu records not shown", pebs ? "pebs" : "bts",
+			     (unsigned long long)(n - 8));
+			i = n - 4;
+		}
+		uint64_t at = b->base + i * rec;
+		const volatile uint64_t *q = (const volatile uint64_t *)(uintptr_t)at;
+		char line[400];
+		int k = tl_snprintf(line, sizeof line, "ds: %s 0x%llx", pebs ? "pebs" : "bts",
+				    (unsigned long long)at);
+		for (uint32_t j = 0; j < rec / 8 && k < (int)sizeof line - 20; j++)
+			k += tl_snprintf(line + k, sizeof line - (size_t)k, " %llx", (unsigned long long)q[j]);
+		diag("%s", line);
+	}
+}
+
+void ds_dump_raw(const struct ds_area *d, const char *name)
+{
+	if (exp_verbosity() < 1 || !d->mgmt)
+		return;
+	diag("ds-dump begin %s area=0x%llx pebs_fmt=%u layout=%d cfg=0x%llx timed=%d split=%d", name,
+	     (unsigned long long)(uintptr_t)d->mgmt, d->pebs_fmt, (int)d->pebs_layout,
+	     (unsigned long long)d->pebs_cfg, d->pebs_timed, d->pebs_split_latency);
+	unsigned size = ds_mgmt_size(d->fmt, d->pebs_fmt);
+	const volatile uint64_t *m = (const volatile uint64_t *)d->mgmt;
+	for (unsigned off = 0; off < size; off += 32)
+		diag("ds: mgmt +0x%03x %llx %llx %llx %llx", off, (unsigned long long)m[off / 8],
+		     (unsigned long long)m[off / 8 + 1], (unsigned long long)m[off / 8 + 2],
+		     (unsigned long long)m[off / 8 + 3]);
+	struct ds_buf b;
+	if (d->bts_records) {
+		ds_buf_get(d, false, &b);
+		raw_records(d, false, &b, d->bts_rec);
+	}
+	if (d->pebs_records) {
+		ds_buf_get(d, true, &b);
+		/* adaptive records vary in size: walk them by their size field */
+		uint32_t rec = d->pebs_layout == PEBS_L_ADAPTIVE ? pebs_adaptive_size(d->pebs_cfg) : d->pebs_rec;
+		raw_records(d, true, &b, rec);
+	}
+	diag("ds-dump end %s", name);
 }

@@ -14,11 +14,18 @@
  *     threshold to base ("the ISR must reset the buffer index to the beginning");
  *  4. clear the status bits that were set (IA32_PERF_GLOBAL_OVF_CTRL, called
  *     IA32_PERF_GLOBAL_STATUS_RESET from version 4), which also lifts a
- *     streamlined freeze (CTR_Frz / LBR_Frz);
+ *     streamlined freeze (CTR_Frz / LBR_Frz); read the status again and go
+ *     back to 2 while an overflow bit is set, so an overflow that arrived
+ *     during the handler is not lost (with LVT perfmon masked, nothing else
+ *     would report it);
  *  5. re-enable PEBS, then the counters;
  *  6. unmask LVT perfmon (the processor masked it on delivery, SDM 11.5.1) as
  *     late as possible, EOI, and re-enable BTS last so that the fewest handler
  *     branches land in the trace.
+ * AMD PerfMonV2 (APM vol.2 13.2.2): PerfCntrGlobalCtl (C000_0301h) is cleared
+ * for the handler's duration and restored at the end, like GLOBAL_CTRL;
+ * PerfCntrGlobalStatus / _StatusClr (C000_0300h / C000_0302h) play the part of
+ * GLOBAL_STATUS / GLOBAL_OVF_CTRL.
  * Raw RDMSR/WRMSR (no calls) until BTS is off, on MSRs probed once with the #GP-
  * safe accessors in pmi_register(). */
 #include "pmi.h"
@@ -131,6 +138,20 @@ static uint64_t clearable(void)
 	return m;
 }
 
+/* The overflow status as this processor reports it. */
+static uint64_t read_status(uint64_t armed_gp)
+{
+	if (hw.global)
+		return rdmsr(IA32_PERF_GLOBAL_STATUS);
+	if (hw.amd_global)
+		return rdmsr(MSR_AMD_PERF_CNTR_GLOBAL_STATUS);
+	if (cpu.vendor == VENDOR_AMD)
+		return amd_synth_status(armed_gp);
+	return 0;
+}
+
+#define PMI_MAX_PASSES 4
+
 void pmi_handler(struct trap_frame *tf)
 {
 	struct pmi_event ev;
@@ -142,10 +163,14 @@ void pmi_handler(struct trap_frame *tf)
 		if (debugctl & (DEBUGCTL_TR | DEBUGCTL_BTS))
 			wrmsr(IA32_DEBUGCTL, debugctl & ~(DEBUGCTL_TR | DEBUGCTL_BTS));
 	}
-	uint64_t gctl = 0, pen = 0;
+	uint64_t gctl = 0, pen = 0, amd_gctl = 0;
 	if (hw.global) {
 		gctl = rdmsr(IA32_PERF_GLOBAL_CTRL);
 		wrmsr(IA32_PERF_GLOBAL_CTRL, 0);
+	}
+	if (hw.amd_global) {
+		amd_gctl = rdmsr(MSR_AMD_PERF_CNTR_GLOBAL_CTL);
+		wrmsr(MSR_AMD_PERF_CNTR_GLOBAL_CTL, 0);
 	}
 	if (hw.pebs) {
 		pen = rdmsr(IA32_PEBS_ENABLE);
@@ -160,10 +185,9 @@ void pmi_handler(struct trap_frame *tf)
 	ev.pebs_enable = pen;
 	ev.seq = ++n_pmi;
 
-	/* 2. what is pending */
-	struct pmi_input *in = &ev.in;
 	uint64_t armed_gp = 0, armed_fixed = 0;
 	bool want_bts = false, want_pebs = false, want_topa = false;
+	bool keep_bts = false, keep_pebs = false;
 	for (int i = 0; i < PMI_MAX_CLIENTS; i++) {
 		struct pmi_client *c = clients[i];
 		if (!c)
@@ -173,98 +197,109 @@ void pmi_handler(struct trap_frame *tf)
 		want_bts |= c->bts;
 		want_pebs |= c->pebs;
 		want_topa |= c->topa;
+		keep_bts |= c->keep_bts_index;
+		keep_pebs |= c->keep_pebs_index;
 	}
-	if (hw.global)
-		in->status = rdmsr(IA32_PERF_GLOBAL_STATUS);
-	else if (hw.amd_global)
-		in->status = rdmsr(MSR_AMD_PERF_CNTR_GLOBAL_STATUS);
-	else if (cpu.vendor == VENDOR_AMD)
-		in->status = amd_synth_status(armed_gp);
-	in->n_gp = cpu.vendor == VENDOR_AMD ? 6 : cpu.n_gp;
-	in->n_fixed = cpu.vendor == VENDOR_AMD ? 0 : cpu.n_fixed;
-	in->gp_armed = armed_gp;
-	in->fixed_armed = armed_fixed;
-	in->topa_armed = want_topa;
 	struct ds_area *d = ds_active();
-	if (d && want_bts && d->bts_records) {
-		in->bts_armed = true;
-		in->bts_index = ds_read(d, DS_BTS_INDEX);
-		in->bts_thresh = ds_read(d, DS_BTS_THRESH);
-	}
-	if (d && want_pebs && d->pebs_records) {
-		in->pebs_armed = true;
-		in->pebs_index = ds_read(d, DS_PEBS_INDEX);
-		in->pebs_thresh = ds_read(d, DS_PEBS_THRESH);
-		in->pebs_seen = pebs_seen;
-	}
-	pmi_classify(in, &ev.c);
-	uint32_t cs = ev.c.causes;
-	if (cs & PMI_SPURIOUS)
-		n_spurious++;
+	uint64_t status = read_status(armed_gp);
 
-	/* 3. every client hears about every cause it armed */
-	for (int i = 0; i < PMI_MAX_CLIENTS; i++) {
-		struct pmi_client *c = clients[i];
-		if (!c)
-			continue;
-		c->n_pmi++;
-		c->causes |= cs;
-		c->gp_ovf |= ev.c.gp_ovf;
-		c->fixed_ovf |= ev.c.fixed_ovf;
-		if (c->on_pmi)
-			c->on_pmi(c, &ev);
-		if ((ev.c.gp_ovf & c->gp_armed) || (ev.c.fixed_ovf & c->fixed_armed)) {
-			c->n_counter++;
-			if (c->on_counter)
-				c->on_counter(c, &ev);
+	for (int pass = 0; pass < PMI_MAX_PASSES; pass++) {
+		/* 2. what is pending */
+		struct pmi_input *in = &ev.in;
+		memset(in, 0, sizeof *in);
+		in->status = status;
+		in->n_gp = cpu.vendor == VENDOR_AMD ? 6 : cpu.n_gp;
+		in->n_fixed = cpu.vendor == VENDOR_AMD ? 0 : cpu.n_fixed;
+		in->gp_armed = armed_gp;
+		in->fixed_armed = armed_fixed;
+		in->topa_armed = want_topa;
+		if (d && want_bts && d->bts_records) {
+			in->bts_armed = true;
+			in->bts_index = ds_read(d, DS_BTS_INDEX);
+			in->bts_thresh = ds_read(d, DS_BTS_THRESH);
 		}
-		if ((cs & PMI_PEBS_RECORDS) && c->pebs) {
-			c->n_pebs++;
-			if (c->on_pebs)
-				c->on_pebs(c, &ev, in->pebs_seen, in->pebs_index);
+		if (d && want_pebs && d->pebs_records) {
+			in->pebs_armed = true;
+			in->pebs_index = ds_read(d, DS_PEBS_INDEX);
+			in->pebs_thresh = ds_read(d, DS_PEBS_THRESH);
+			in->pebs_seen = pebs_seen;
 		}
-		if ((cs & PMI_BTS_THRESH) && c->bts) {
-			c->n_bts++;
-			if (c->on_bts)
-				c->on_bts(c, &ev, ds_read(d, DS_BTS_BASE), in->bts_index);
-		}
-		if ((cs & PMI_PEBS_OVF) && c->pebs) {
-			c->n_pebs_full++;
-			if (c->on_pebs_full)
-				c->on_pebs_full(c, &ev);
-		}
-		if (cs & (PMI_TOPA | PMI_UNCORE | PMI_UNKNOWN | PMI_SPURIOUS)) {
-			c->n_other++;
-			if (c->on_other)
-				c->on_other(c, &ev);
-		}
-	}
-	/* drain: rewind what reached its threshold */
-	bool keep_bts = false, keep_pebs = false;
-	for (int i = 0; i < PMI_MAX_CLIENTS; i++) {
-		if (clients[i]) {
-			keep_bts |= clients[i]->keep_bts_index;
-			keep_pebs |= clients[i]->keep_pebs_index;
-		}
-	}
-	if ((cs & PMI_BTS_THRESH) && !keep_bts)
-		ds_rewind(d, false);
-	if (in->pebs_armed) {
-		pebs_seen = in->pebs_index;
-		if ((cs & PMI_PEBS_OVF) && !keep_pebs) {
-			ds_rewind(d, true);
-			pebs_seen = ds_read(d, DS_PEBS_BASE);
-		}
-	}
+		pmi_classify(in, &ev.c);
+		uint32_t cs = ev.c.causes;
+		/* a later pass with nothing new is not a spurious PMI */
+		if (pass > 0 && (cs & PMI_SPURIOUS))
+			break;
+		if (cs & PMI_SPURIOUS)
+			n_spurious++;
 
-	/* 4. clear what was set */
-	if (hw.global && ev.c.clear) {
-		uint64_t m = ev.c.clear & clearable();
-		if (m && !wrmsr_safe(IA32_PERF_GLOBAL_OVF_CTRL, m))
-			wrmsr_safe(IA32_PERF_GLOBAL_OVF_CTRL, m & (0xffffffffull | (0xffffull << 32) |
-								   GLOBAL_STATUS_OVF_BUF));
-	} else if (hw.amd_global && ev.c.clear) {
-		wrmsr_safe(MSR_AMD_PERF_CNTR_GLOBAL_STATUS_CLR, ev.c.clear);
+		/* 3. every client hears about every cause it armed */
+		for (int i = 0; i < PMI_MAX_CLIENTS; i++) {
+			struct pmi_client *c = clients[i];
+			if (!c)
+				continue;
+			if (pass == 0)
+				c->n_pmi++;
+			c->causes |= cs;
+			c->gp_ovf |= ev.c.gp_ovf;
+			c->fixed_ovf |= ev.c.fixed_ovf;
+			if (c->on_pmi)
+				c->on_pmi(c, &ev);
+			if ((ev.c.gp_ovf & c->gp_armed) || (ev.c.fixed_ovf & c->fixed_armed)) {
+				c->n_counter++;
+				if (c->on_counter)
+					c->on_counter(c, &ev);
+			}
+			if ((cs & PMI_PEBS_RECORDS) && c->pebs) {
+				c->n_pebs++;
+				if (c->on_pebs)
+					c->on_pebs(c, &ev, in->pebs_seen, in->pebs_index);
+			}
+			if ((cs & PMI_BTS_THRESH) && c->bts) {
+				c->n_bts++;
+				if (c->on_bts)
+					c->on_bts(c, &ev, ds_read(d, DS_BTS_BASE), in->bts_index);
+			}
+			if ((cs & PMI_PEBS_OVF) && c->pebs) {
+				c->n_pebs_full++;
+				if (c->on_pebs_full)
+					c->on_pebs_full(c, &ev);
+			}
+			if (cs & (PMI_TOPA | PMI_UNCORE | PMI_UNKNOWN | PMI_SPURIOUS)) {
+				c->n_other++;
+				if (c->on_other)
+					c->on_other(c, &ev);
+			}
+		}
+		/* drain: rewind what reached its threshold */
+		if ((cs & PMI_BTS_THRESH) && !keep_bts)
+			ds_rewind(d, false);
+		if (in->pebs_armed) {
+			pebs_seen = in->pebs_index;
+			if ((cs & PMI_PEBS_OVF) && !keep_pebs) {
+				ds_rewind(d, true);
+				pebs_seen = ds_read(d, DS_PEBS_BASE);
+			}
+		}
+
+		/* 4. clear what was set, then look again (SDM: status bits set while
+		 * the handler ran would otherwise wait for a PMI that never comes) */
+		uint64_t m = 0;
+		if (hw.global && ev.c.clear) {
+			m = ev.c.clear & clearable();
+			if (m && !wrmsr_safe(IA32_PERF_GLOBAL_OVF_CTRL, m)) {
+				m &= 0xffffffffull | (0xffffull << 32) | GLOBAL_STATUS_OVF_BUF;
+				wrmsr_safe(IA32_PERF_GLOBAL_OVF_CTRL, m);
+			}
+		} else if (hw.amd_global && ev.c.clear) {
+			m = ev.c.clear;
+			wrmsr_safe(MSR_AMD_PERF_CNTR_GLOBAL_STATUS_CLR, m);
+		}
+		if (!hw.global && !hw.amd_global)
+			break;          /* legacy AMD: the hooks re-armed what overflowed */
+		status = read_status(armed_gp);
+		/* only what a clear can remove counts as "still pending" */
+		if (!(status & ~PMI_STATUS_INFO_MASK & (hw.global ? clearable() : ~0ull)))
+			break;
 	}
 
 	/* 5. PEBS before the counters that feed it */
@@ -277,6 +312,8 @@ void pmi_handler(struct trap_frame *tf)
 			gctl |= armed_gp | (armed_fixed << 32);
 		wrmsr(IA32_PERF_GLOBAL_CTRL, gctl);
 	}
+	if (hw.amd_global)
+		wrmsr(MSR_AMD_PERF_CNTR_GLOBAL_CTL, amd_gctl);
 
 	/* 6. late unmask, EOI, then tracing back on */
 	apic_lvt_pmi_unmask();

@@ -62,14 +62,32 @@ uint64_t bts_circular_index(uint64_t capacity, uint64_t n, bool *wrapped)
 	return n % capacity;
 }
 
-uint64_t bts_full_interrupts(uint64_t capacity, uint64_t n, uint64_t *left)
+uint32_t bts_interrupt_capacity(uint32_t thresh_rec, uint32_t margin_rec)
 {
-	if (capacity == 0) {
-		*left = 0;
+	if (!thresh_rec || !margin_rec || thresh_rec > UINT32_MAX - margin_rec)
 		return 0;
+	return thresh_rec + margin_rec;
+}
+
+enum bts_pmi_index bts_pmi_index_check(uint64_t base, uint64_t index, uint64_t thresh,
+				       uint64_t max, uint32_t rec_size)
+{
+	if (!rec_size || index < base || index > max || (index - base) % rec_size)
+		return BTS_IDX_BEYOND;
+	if (index < thresh)
+		return BTS_IDX_BELOW;
+	return index == max ? BTS_IDX_FULL : BTS_IDX_OK;
+}
+
+void bts_interrupt_bounds(uint64_t n, uint32_t thresh_rec, uint32_t capacity,
+			  uint64_t *min, uint64_t *max)
+{
+	if (!thresh_rec || capacity < thresh_rec) {
+		*min = *max = 0;
+		return;
 	}
-	/* The interrupt is raised when index reaches threshold == max, i.e. after
-	 * every capacity-th record; the handler resets index to base. */
-	*left = n % capacity;
-	return n / capacity;
+	/* n = drained + left, left <= thresh - 1, each drain in [thresh, capacity] */
+	uint64_t must = n >= thresh_rec ? n - (thresh_rec - 1) : 0;
+	*min = (must + capacity - 1) / capacity;
+	*max = n / thresh_rec;
 }

@@ -12,25 +12,31 @@ unsigned ds_field_offset(enum ds_format fmt, enum ds_field f)
 	return (unsigned)f * ds_field_size(fmt);
 }
 
-unsigned ds_gp_reset_offset(enum ds_format fmt, unsigned n)
+unsigned ds_gp_reset_offset(enum ds_format fmt, unsigned pebs_fmt, unsigned n)
 {
 	if (fmt == DS_FMT64)
-		return n < DS_MAX_GP_RESETS ? 0x40 + 8 * n : 0;
+		return n < (pebs_fmt >= 5 ? DS_MAX_GP_RESETS : DS_MAX_GP_RESETS_FMT4) ? 0x40 + 8 * n : 0;
 	/* The 32-bit area (SDM figure "DS Save Area", 32-bit) holds one 8-byte
 	 * PEBS counter reset value at 0x20. */
 	return n == 0 ? 0x20 : 0;
 }
 
-unsigned ds_fixed_reset_offset(enum ds_format fmt, unsigned n)
+/* Fixed-counter PEBS exists from PEBS_FMT 4 (extended PEBS); its reset slots
+ * follow the general ones: 8 of them up to PEBS_FMT 4, 32 from PEBS_FMT 5. */
+unsigned ds_fixed_reset_offset(enum ds_format fmt, unsigned pebs_fmt, unsigned n)
 {
-	if (fmt == DS_FMT64 && n < DS_MAX_FIXED_RESETS)
-		return 0x80 + 8 * n;
-	return 0;
+	if (fmt != DS_FMT64 || pebs_fmt < 4 || n >= DS_MAX_FIXED_RESETS)
+		return 0;
+	return 0x40 + 8 * ((pebs_fmt >= 5 ? DS_MAX_GP_RESETS : DS_MAX_GP_RESETS_FMT4) + n);
 }
 
-unsigned ds_mgmt_size(enum ds_format fmt)
+unsigned ds_mgmt_size(enum ds_format fmt, unsigned pebs_fmt)
 {
-	return fmt == DS_FMT64 ? DS_MGMT_SIZE_64 : DS_MGMT_SIZE_32;
+	if (fmt != DS_FMT64)
+		return DS_MGMT_SIZE_32;
+	if (pebs_fmt < 4)
+		return 0x40 + 8 * DS_MAX_GP_RESETS_FMT4;
+	return ds_fixed_reset_offset(fmt, pebs_fmt, DS_MAX_FIXED_RESETS - 1) + 8;
 }
 
 unsigned ds_bts_record_size(enum ds_format fmt)
@@ -57,22 +63,28 @@ void ds_put(void *area, enum ds_format fmt, enum ds_field f, uint64_t v)
 	le_put((uint8_t *)area + ds_field_offset(fmt, f), ds_field_size(fmt), v);
 }
 
-uint64_t ds_get_gp_reset(const void *area, enum ds_format fmt, unsigned n)
+uint64_t ds_get_gp_reset(const void *area, enum ds_format fmt, unsigned pebs_fmt, unsigned n)
 {
-	unsigned off = ds_gp_reset_offset(fmt, n);
+	unsigned off = ds_gp_reset_offset(fmt, pebs_fmt, n);
 	return off ? le_get((const uint8_t *)area + off, 8) : 0;
 }
 
-void ds_put_gp_reset(void *area, enum ds_format fmt, unsigned n, uint64_t v)
+void ds_put_gp_reset(void *area, enum ds_format fmt, unsigned pebs_fmt, unsigned n, uint64_t v)
 {
-	unsigned off = ds_gp_reset_offset(fmt, n);
+	unsigned off = ds_gp_reset_offset(fmt, pebs_fmt, n);
 	if (off)
 		le_put((uint8_t *)area + off, 8, v);
 }
 
-void ds_put_fixed_reset(void *area, enum ds_format fmt, unsigned n, uint64_t v)
+uint64_t ds_get_fixed_reset(const void *area, enum ds_format fmt, unsigned pebs_fmt, unsigned n)
 {
-	unsigned off = ds_fixed_reset_offset(fmt, n);
+	unsigned off = ds_fixed_reset_offset(fmt, pebs_fmt, n);
+	return off ? le_get((const uint8_t *)area + off, 8) : 0;
+}
+
+void ds_put_fixed_reset(void *area, enum ds_format fmt, unsigned pebs_fmt, unsigned n, uint64_t v)
+{
+	unsigned off = ds_fixed_reset_offset(fmt, pebs_fmt, n);
 	if (off)
 		le_put((uint8_t *)area + off, 8, v);
 }
@@ -205,10 +217,10 @@ static bool overlaps(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
 	return alen && blen && a < b + blen && b < a + alen;
 }
 
-int ds_area_check(enum ds_format fmt, uint64_t area, const struct ds_buf *bts, uint32_t bts_rec,
-		  const struct ds_buf *pebs, uint32_t pebs_rec)
+int ds_area_check(enum ds_format fmt, unsigned pebs_fmt, uint64_t area, const struct ds_buf *bts,
+		  uint32_t bts_rec, const struct ds_buf *pebs, uint32_t pebs_rec)
 {
-	uint64_t msz = ds_mgmt_size(fmt);
+	uint64_t msz = ds_mgmt_size(fmt, pebs_fmt);
 	int e;
 
 	if ((e = addr_ok(fmt, area)) || (e = addr_ok(fmt, area + msz - 1)))
@@ -254,5 +266,26 @@ int ds_placement_check(uint64_t lo, uint64_t len, uint64_t code_lo, uint64_t cod
 	 * to contiguous linear addresses (and present, accessed, dirty, non-paged). */
 	if ((lo >> 12) != (last >> 12) && !contiguous)
 		return DS_ERR_CROSSES_PAGE;
+	return DS_OK;
+}
+
+static uint64_t page_up(uint64_t v)
+{
+	return (v + 4095) & ~4095ull;
+}
+
+int ds_plan_layout(enum ds_format fmt, unsigned pebs_fmt, uint64_t bts_bytes, uint64_t pebs_bytes,
+		   uint64_t guard, struct ds_plan *out)
+{
+	const uint64_t limit = 1ull << 40;      /* far beyond any sane buffer */
+	if (bts_bytes > limit || pebs_bytes > limit || guard > limit)
+		return DS_ERR_WRAPS;
+	uint64_t at = page_up(ds_mgmt_size(fmt, pebs_fmt));
+	out->bts_off = bts_bytes ? at : 0;
+	if (bts_bytes)
+		at = page_up(at + bts_bytes + guard);
+	out->pebs_off = pebs_bytes ? at : 0;
+	at += pebs_bytes;
+	out->total = page_up(at);
 	return DS_OK;
 }

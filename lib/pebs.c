@@ -78,7 +78,7 @@ const char *pebs_layout_name(enum pebs_layout l)
 	case PEBS_L64_FMT1: return "64-bit PEBS_FMT 1 (Nehalem)";
 	case PEBS_L64_FMT2: return "64-bit PEBS_FMT 2 (Haswell)";
 	case PEBS_L64_FMT3: return "64-bit PEBS_FMT 3 (Skylake)";
-	case PEBS_L_ADAPTIVE: return "adaptive PEBS_FMT 4";
+	case PEBS_L_ADAPTIVE: return "adaptive PEBS_FMT 4/5";
 	}
 	return "?";
 }
@@ -105,13 +105,20 @@ static void clear(struct pebs_record *r)
 		b[i] = 0;
 }
 
-static int decode_adaptive(const uint8_t *p, size_t len, uint64_t cfg, struct pebs_record *r)
+static int decode_adaptive(const uint8_t *p, size_t len, const struct pebs_format *f,
+			   struct pebs_record *r)
 {
+	uint64_t cfg = f->data_cfg;
 	if (len < PEBS_BASIC_SIZE)
 		return PEBS_ERR_TRUNCATED;
+	/* Basic group, qword 0 (SDM vol.3 "Basic Info Group" of adaptive PEBS):
+	 * record format [31:0], retire latency [47:32] (timed PEBS), size [63:48].
+	 * Bits 47:32 were reserved (0) before timed PEBS; a decoder that treats
+	 * them as format bits rejects every record of a timed-PEBS processor. */
 	uint64_t hdr = q(p, 0);
-	uint64_t fmt = hdr & 0xffffffffffffull;
-	uint32_t size = (uint32_t)(hdr >> 48);
+	uint64_t fmt = hdr & PEBS_HDR_FORMAT_MASK;
+	uint32_t retire = (uint32_t)((hdr >> PEBS_HDR_RETIRE_LAT_SHIFT) & 0xffff);
+	uint32_t size = (uint32_t)(hdr >> PEBS_HDR_SIZE_SHIFT);
 
 	if (fmt & ~PEBS_CFG_KNOWN)
 		return PEBS_ERR_GROUP;
@@ -128,10 +135,13 @@ static int decode_adaptive(const uint8_t *p, size_t len, uint64_t cfg, struct pe
 	}
 	r->size = size;
 	r->format = fmt;
+	r->retire_latency = retire;
 	r->ip = r->eventing_ip = q(p, 8);
 	r->applicable = q(p, 16);
 	r->tsc = q(p, 24);
 	r->valid = PEBS_V_EVENTING_IP | PEBS_V_APPLICABLE | PEBS_V_TSC;
+	if (f->timed || retire)
+		r->valid |= PEBS_V_RETIRE_LAT;
 	uint32_t off = PEBS_BASIC_SIZE;
 	if (groups & PEBS_CFG_MEMINFO) {
 		r->dla = q(p, off);
@@ -139,6 +149,11 @@ static int decode_adaptive(const uint8_t *p, size_t len, uint64_t cfg, struct pe
 		r->latency = q(p, off + 16);
 		r->tsx = q(p, off + 24);
 		r->valid |= PEBS_V_MEMINFO | PEBS_V_TSX;
+		if (f->split_latency) {
+			r->instr_latency = (uint32_t)(r->latency & 0xffff);
+			r->cache_latency = (uint32_t)((r->latency >> 32) & 0xffff);
+			r->valid |= PEBS_V_SPLIT_LAT;
+		}
 		off += PEBS_MEMINFO_SIZE;
 	}
 	if (groups & PEBS_CFG_GPR) {
@@ -164,12 +179,24 @@ static int decode_adaptive(const uint8_t *p, size_t len, uint64_t cfg, struct pe
 
 int pebs_decode(const void *pv, size_t len, enum pebs_layout l, uint64_t cfg, struct pebs_record *r)
 {
+	struct pebs_format f = { .layout = l, .data_cfg = cfg };
+	return pebs_decode_fmt(pv, len, &f, r);
+}
+
+uint64_t pebs_load_latency(const struct pebs_record *r)
+{
+	return (r->valid & PEBS_V_SPLIT_LAT) ? r->cache_latency : r->latency;
+}
+
+int pebs_decode_fmt(const void *pv, size_t len, const struct pebs_format *f, struct pebs_record *r)
+{
 	const uint8_t *p = pv;
+	enum pebs_layout l = f->layout;
 
 	clear(r);
 	r->layout = l;
 	if (l == PEBS_L_ADAPTIVE)
-		return decode_adaptive(p, len, cfg, r);
+		return decode_adaptive(p, len, f, r);
 	if (l == PEBS_L32) {
 		if (len < 40)
 			return PEBS_ERR_TRUNCATED;
@@ -293,6 +320,10 @@ size_t pebs_format(char *buf, size_t cap, const struct pebs_record *r)
 			fbuf_puts(&f, ",lbr*");
 			fbuf_dec(&f, r->n_lbr);
 		}
+		if (r->valid & PEBS_V_RETIRE_LAT) {
+			fbuf_puts(&f, " retire_latency=");
+			fbuf_dec(&f, r->retire_latency);
+		}
 		fbuf_putc(&f, '\n');
 	}
 	if (r->valid & PEBS_V_FLAGS_IP) {
@@ -324,8 +355,15 @@ size_t pebs_format(char *buf, size_t cap, const struct pebs_record *r)
 	if (r->valid & PEBS_V_MEMINFO) {
 		fbuf_puts(&f, "  ");
 		reg(&f, "data_linear_address", r->dla);
-		fbuf_puts(&f, "  latency=");
-		fbuf_dec(&f, r->latency);
+		if (r->valid & PEBS_V_SPLIT_LAT) {
+			fbuf_puts(&f, "  instr_latency=");
+			fbuf_dec(&f, r->instr_latency);
+			fbuf_puts(&f, " cache_latency=");
+			fbuf_dec(&f, r->cache_latency);
+		} else {
+			fbuf_puts(&f, "  latency=");
+			fbuf_dec(&f, r->latency);
+		}
 		fbuf_puts(&f, "\n  ");
 		reg(&f, "data_source", r->dse);
 		fbuf_puts(&f, " (");

@@ -124,19 +124,37 @@ TEST(bts_ordered_errors_and_cap)
 	CHECK_EQ(out[0].from, 0x1000);
 }
 
-TEST(bts_full_interrupt_model)
+TEST(bts_margin_arithmetic)
 {
-	uint64_t left;
-	CHECK_EQ(bts_full_interrupts(10, 9, &left), 0);
-	CHECK_EQ(left, 9);
-	CHECK_EQ(bts_full_interrupts(10, 10, &left), 1);
-	CHECK_EQ(left, 0);
-	CHECK_EQ(bts_full_interrupts(10, 192, &left), 19);   /* book ex14-13 */
-	CHECK_EQ(left, 2);
-	CHECK_EQ(bts_full_interrupts(0, 5, &left), 0);
-	bool w;
-	CHECK_EQ(bts_circular_index(0, 5, &w), 0);
-	CHECK(!w);
-	CHECK_EQ(bts_circular_index(10, 10, &w), 0);
-	CHECK(w);
+	/* threshold several records short of the maximum (SDM 17.4.9.4) */
+	CHECK_EQ(bts_interrupt_capacity(10, BTS_PMI_MARGIN_RECORDS), 10 + BTS_PMI_MARGIN_RECORDS);
+	CHECK_EQ(bts_interrupt_capacity(10, 0), 0);     /* threshold == maximum: refused */
+	CHECK_EQ(bts_interrupt_capacity(0, 32), 0);
+	CHECK_EQ(bts_interrupt_capacity(UINT32_MAX, 1), 0);
+	const uint64_t b = 0x10000, t = b + 10 * 24, m = b + 42 * 24;
+	CHECK_EQ(bts_pmi_index_check(b, b + 9 * 24, t, m, 24), BTS_IDX_BELOW);
+	CHECK_EQ(bts_pmi_index_check(b, t, t, m, 24), BTS_IDX_OK);
+	CHECK_EQ(bts_pmi_index_check(b, t + 5 * 24, t, m, 24), BTS_IDX_OK);
+	CHECK_EQ(bts_pmi_index_check(b, m - 24, t, m, 24), BTS_IDX_OK);
+	CHECK_EQ(bts_pmi_index_check(b, m, t, m, 24), BTS_IDX_FULL);
+	CHECK_EQ(bts_pmi_index_check(b, m + 24, t, m, 24), BTS_IDX_BEYOND);
+	CHECK_EQ(bts_pmi_index_check(b, t + 1, t, m, 24), BTS_IDX_BEYOND);
+	CHECK_EQ(bts_pmi_index_check(b, b - 24, t, m, 24), BTS_IDX_BEYOND);
+	CHECK_EQ(bts_pmi_index_check(b, t, t, m, 0), BTS_IDX_BEYOND);
+	uint64_t lo, hi;
+	/* 25 records, threshold 8, capacity 40: one to three interrupts */
+	bts_interrupt_bounds(25, 8, 40, &lo, &hi);
+	CHECK_EQ(lo, 1);
+	CHECK_EQ(hi, 3);
+	bts_interrupt_bounds(7, 8, 40, &lo, &hi);       /* below the threshold: none */
+	CHECK_EQ(lo, 0);
+	CHECK_EQ(hi, 0);
+	bts_interrupt_bounds(8, 8, 40, &lo, &hi);
+	CHECK_EQ(lo, 1);
+	CHECK_EQ(hi, 1);
+	bts_interrupt_bounds(200, 10, 42, &lo, &hi);
+	CHECK_EQ(lo, 5);                /* 191 must be drained, 42 at most each */
+	CHECK_EQ(hi, 20);
+	bts_interrupt_bounds(5, 0, 40, &lo, &hi);
+	CHECK_EQ(hi, 0);
 }

@@ -13,14 +13,14 @@ TEST(ds_offsets_64)
 	CHECK_EQ(ds_field_offset(DS_FMT64, DS_PEBS_INDEX), 0x28);
 	CHECK_EQ(ds_field_offset(DS_FMT64, DS_PEBS_MAX), 0x30);
 	CHECK_EQ(ds_field_offset(DS_FMT64, DS_PEBS_THRESH), 0x38);
-	CHECK_EQ(ds_gp_reset_offset(DS_FMT64, 0), 0x40);
-	CHECK_EQ(ds_gp_reset_offset(DS_FMT64, 3), 0x58);
-	CHECK_EQ(ds_gp_reset_offset(DS_FMT64, 7), 0x78);
-	CHECK_EQ(ds_gp_reset_offset(DS_FMT64, 8), 0);
-	CHECK_EQ(ds_fixed_reset_offset(DS_FMT64, 0), 0x80);
-	CHECK_EQ(ds_fixed_reset_offset(DS_FMT64, 3), 0x98);
-	CHECK_EQ(ds_fixed_reset_offset(DS_FMT64, 4), 0);
-	CHECK_EQ(ds_mgmt_size(DS_FMT64), 0xa0);
+	CHECK_EQ(ds_gp_reset_offset(DS_FMT64, 4, 0), 0x40);
+	CHECK_EQ(ds_gp_reset_offset(DS_FMT64, 4, 3), 0x58);
+	CHECK_EQ(ds_gp_reset_offset(DS_FMT64, 4, 7), 0x78);
+	CHECK_EQ(ds_gp_reset_offset(DS_FMT64, 4, 8), 0);
+	CHECK_EQ(ds_fixed_reset_offset(DS_FMT64, 4, 0), 0x80);
+	CHECK_EQ(ds_fixed_reset_offset(DS_FMT64, 4, 3), 0x98);
+	CHECK_EQ(ds_fixed_reset_offset(DS_FMT64, 4, 16), 0);
+	CHECK_EQ(ds_mgmt_size(DS_FMT64, 4), 0x100);
 	CHECK_EQ(ds_bts_record_size(DS_FMT64), 24);
 }
 
@@ -29,16 +29,16 @@ TEST(ds_offsets_32)
 	static const unsigned want[DS_NFIELDS] = { 0, 4, 8, 0xc, 0x10, 0x14, 0x18, 0x1c };
 	for (int f = 0; f < DS_NFIELDS; f++)
 		CHECK_EQ(ds_field_offset(DS_FMT32, (enum ds_field)f), want[f]);
-	CHECK_EQ(ds_gp_reset_offset(DS_FMT32, 0), 0x20);
-	CHECK_EQ(ds_gp_reset_offset(DS_FMT32, 1), 0);
-	CHECK_EQ(ds_fixed_reset_offset(DS_FMT32, 0), 0);
+	CHECK_EQ(ds_gp_reset_offset(DS_FMT32, 0, 0), 0x20);
+	CHECK_EQ(ds_gp_reset_offset(DS_FMT32, 0, 1), 0);
+	CHECK_EQ(ds_fixed_reset_offset(DS_FMT32, 5, 0), 0);
 	CHECK_EQ(ds_bts_record_size(DS_FMT32), 12);
-	CHECK_EQ(ds_mgmt_size(DS_FMT32), 0x28);
+	CHECK_EQ(ds_mgmt_size(DS_FMT32, 0), 0x28);
 }
 
 TEST(ds_get_put_roundtrip)
 {
-	uint8_t a[0xa0];
+	uint8_t a[DS_MGMT_SIZE_64_MAX];
 	memset(a, 0xcc, sizeof a);
 	ds_put(a, DS_FMT64, DS_BTS_INDEX, 0x1122334455667788ull);
 	CHECK_EQ(a[8], 0x88);
@@ -49,11 +49,14 @@ TEST(ds_get_put_roundtrip)
 	ds_put(a, DS_FMT32, DS_PEBS_THRESH, 0x1122334455667788ull);
 	CHECK_EQ(ds_get(a, DS_FMT32, DS_PEBS_THRESH), 0x55667788);
 	CHECK_EQ(a[0x20], 0xcc);        /* only 4 bytes written */
-	ds_put_gp_reset(a, DS_FMT64, 2, 0xfffffffffff0ull);
-	CHECK_EQ(ds_get_gp_reset(a, DS_FMT64, 2), 0xfffffffffff0ull);
-	ds_put_gp_reset(a, DS_FMT64, 9, 1);   /* no such slot: no write */
-	ds_put_fixed_reset(a, DS_FMT64, 1, 0xabcdef);
+	ds_put_gp_reset(a, DS_FMT64, 4, 2, 0xfffffffffff0ull);
+	CHECK_EQ(ds_get_gp_reset(a, DS_FMT64, 4, 2), 0xfffffffffff0ull);
+	ds_put_gp_reset(a, DS_FMT64, 4, 9, 1);   /* no such slot: no write */
+	ds_put_fixed_reset(a, DS_FMT64, 4, 1, 0xabcdef);
 	CHECK_EQ(a[0x88], 0xef);
+	ds_put_fixed_reset(a, DS_FMT64, 5, 1, 0x123456);
+	CHECK_EQ(a[0x148], 0x56);
+	CHECK_EQ(ds_get_fixed_reset(a, DS_FMT64, 5, 1), 0x123456);
 	struct ds_buf b = { 0x1000, 0x1018, 0x10f0, 0x1108 }, c;
 	ds_put_buf(a, DS_FMT64, true, &b);
 	ds_get_buf(a, DS_FMT64, true, &c);
@@ -133,13 +136,13 @@ TEST(ds_area_check_overlap)
 	struct ds_buf bts, pebs;
 	CHECK_EQ(ds_buf_layout(DS_FMT64, 0x10100, 24, 10, 11, DS_USE_CIRCULAR, &bts), DS_OK);
 	CHECK_EQ(ds_buf_layout(DS_FMT64, 0x10400, 200, 4, 4, DS_USE_INTERRUPT, &pebs), DS_OK);
-	CHECK_EQ(ds_area_check(DS_FMT64, 0x10000, &bts, 24, &pebs, 200), DS_OK);
-	CHECK_EQ(ds_area_check(DS_FMT64, 0x10080, &bts, 24, &pebs, 200), DS_ERR_OVERLAP);
-	CHECK_EQ(ds_area_check(DS_FMT64, 0x10002, &bts, 24, &pebs, 200), DS_ERR_AREA_MISALIGNED);
+	CHECK_EQ(ds_area_check(DS_FMT64, 4, 0x10000, &bts, 24, &pebs, 200), DS_OK);
+	CHECK_EQ(ds_area_check(DS_FMT64, 4, 0x10080, &bts, 24, &pebs, 200), DS_ERR_OVERLAP);
+	CHECK_EQ(ds_area_check(DS_FMT64, 4, 0x10002, &bts, 24, &pebs, 200), DS_ERR_AREA_MISALIGNED);
 	CHECK_EQ(ds_buf_layout(DS_FMT64, 0x10100 + 48, 200, 4, 4, DS_USE_INTERRUPT, &pebs), DS_OK);
-	CHECK_EQ(ds_area_check(DS_FMT64, 0x10000, &bts, 24, &pebs, 200), DS_ERR_OVERLAP);
-	CHECK_EQ(ds_area_check(DS_FMT64, 0x10000, &bts, 24, NULL, 0), DS_OK);
-	CHECK_EQ(ds_area_check(DS_FMT32, 0xfffffff0ull, NULL, 0, NULL, 0), DS_ERR_ADDR_WIDTH);
+	CHECK_EQ(ds_area_check(DS_FMT64, 4, 0x10000, &bts, 24, &pebs, 200), DS_ERR_OVERLAP);
+	CHECK_EQ(ds_area_check(DS_FMT64, 4, 0x10000, &bts, 24, NULL, 0), DS_OK);
+	CHECK_EQ(ds_area_check(DS_FMT32, 0, 0xfffffff0ull, NULL, 0, NULL, 0), DS_ERR_ADDR_WIDTH);
 }
 
 TEST(ds_placement)
@@ -155,4 +158,56 @@ TEST(ds_placement)
 	CHECK_EQ(ds_placement_check(0x20f00, 0x200, 0, 0, true), DS_OK);
 	CHECK_EQ(ds_placement_check(~0ull - 10, 100, 0, 0, true), DS_ERR_WRAPS);
 	CHECK_EQ(ds_placement_check(0x1000, 0, 0x1000, 0x2000, false), DS_OK);
+}
+
+/* The reset slots per PEBS_FMT (SDM extended-PEBS DS area; PEBS_FMT 5 moves
+ * the fixed slots past 32 general ones), and every slot inside the area size. */
+TEST(ds_reset_slots_per_pebs_fmt)
+{
+	static const struct { unsigned fmt, ngp, fixed0, size; } rows[] = {
+		{ 0, 8, 0, 0x80 }, { 1, 8, 0, 0x80 }, { 2, 8, 0, 0x80 }, { 3, 8, 0, 0x80 },
+		{ 4, 8, 0x80, 0x100 }, { 5, 32, 0x140, 0x1c0 }, { 6, 32, 0x140, 0x1c0 },
+	};
+	for (unsigned i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		unsigned f = rows[i].fmt, sz = ds_mgmt_size(DS_FMT64, f);
+		CHECK_EQ(sz, rows[i].size);
+		CHECK(sz <= DS_MGMT_SIZE_64_MAX);
+		for (unsigned n = 0; n < 40; n++) {
+			unsigned o = ds_gp_reset_offset(DS_FMT64, f, n);
+			CHECK_EQ(o, n < rows[i].ngp ? 0x40 + 8 * n : 0);
+			if (o)
+				CHECK(o + 8 <= sz);
+		}
+		for (unsigned n = 0; n < 20; n++) {
+			unsigned o = ds_fixed_reset_offset(DS_FMT64, f, n);
+			CHECK_EQ(o, rows[i].fixed0 && n < 16 ? rows[i].fixed0 + 8 * n : 0);
+			if (o) {
+				CHECK(o + 8 <= sz);
+				/* never on a general slot */
+				CHECK(o >= 0x40 + 8 * rows[i].ngp);
+			}
+		}
+	}
+}
+
+/* BTS and PEBS buffers on their own pages, a guard after the BTS maximum. */
+TEST(ds_plan_guard)
+{
+	struct ds_plan pl;
+	CHECK_EQ(ds_plan_layout(DS_FMT64, 3, 42 * 24, 200, 32 * 24, &pl), DS_OK);
+	CHECK_EQ(pl.bts_off, 0x1000);
+	CHECK(pl.pebs_off >= pl.bts_off + 42 * 24 + 32 * 24);
+	CHECK_EQ(pl.pebs_off % 4096, 0);
+	CHECK(pl.total >= pl.pebs_off + 200);
+	CHECK_EQ(pl.total % 4096, 0);
+	CHECK_EQ(ds_plan_layout(DS_FMT64, 5, 0, 4 * 200, 0, &pl), DS_OK);
+	CHECK_EQ(pl.bts_off, 0);
+	CHECK_EQ(pl.pebs_off, 0x1000);
+	CHECK_EQ(ds_plan_layout(DS_FMT64, 5, 4096, 0, 0, &pl), DS_OK);
+	CHECK_EQ(pl.pebs_off, 0);
+	CHECK_EQ(pl.total, 0x2000);
+	/* a BTS buffer of exactly one page plus a guard: PEBS two pages on */
+	CHECK_EQ(ds_plan_layout(DS_FMT64, 4, 4096, 100, 1, &pl), DS_OK);
+	CHECK_EQ(pl.pebs_off, 0x3000);
+	CHECK_EQ(ds_plan_layout(DS_FMT64, 4, 1ull << 41, 100, 1, &pl), DS_ERR_WRAPS);
 }

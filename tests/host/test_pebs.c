@@ -228,7 +228,7 @@ TEST(pebs_adaptive_bad_headers)
 	p[0] |= 0x10;                    /* reserved group bit 4 */
 	CHECK_EQ(pebs_decode(p, size, PEBS_L_ADAPTIVE, PEBS_CFG_ANY, &r), PEBS_ERR_GROUP);
 	size = build_adaptive(p, 0);
-	put(p, 4, 1, 1);                 /* bit 32: reserved */
+	put(p, 2, 1, 0x10);              /* bit 20: reserved format bit */
 	CHECK_EQ(pebs_decode(p, size, PEBS_L_ADAPTIVE, PEBS_CFG_ANY, &r), PEBS_ERR_GROUP);
 	CHECK_EQ(pebs_decode(p, 31, PEBS_L_ADAPTIVE, PEBS_CFG_ANY, &r), PEBS_ERR_TRUNCATED);
 	/* size 0 header (a zeroed buffer) must not loop the walker */
@@ -293,4 +293,79 @@ TEST(pebs_format_table)
 	pebs_format(buf, sizeof buf, &r);
 	CHECK(strstr(buf, "groups:basic,meminfo,lbr*8") != NULL);
 	CHECK(strstr(buf, "(L1 data cache hit, locked)") != NULL);
+}
+
+/* Timed PEBS: bits 47:32 of the basic header are the retire latency, not
+ * format bits (SDM "Basic Info Group"; PERF_CAPABILITIES[17]). */
+TEST(pebs_adaptive_timed_retire_latency)
+{
+	uint8_t p[512];
+	struct pebs_record r;
+	unsigned size = build_adaptive(p, PEBS_CFG_GPR);
+	put(p, 4, 2, 0x1234);
+	struct pebs_format f = { .layout = PEBS_L_ADAPTIVE, .data_cfg = PEBS_CFG_GPR, .timed = true };
+	CHECK_EQ(pebs_decode_fmt(p, size, &f, &r), PEBS_OK);
+	CHECK_EQ(r.retire_latency, 0x1234);
+	CHECK(r.valid & PEBS_V_RETIRE_LAT);
+	CHECK_EQ(r.format, PEBS_CFG_GPR);
+	CHECK_EQ(r.size, size);
+	/* the plain decoder must not reject it either */
+	CHECK_EQ(pebs_decode(p, size, PEBS_L_ADAPTIVE, PEBS_CFG_GPR, &r), PEBS_OK);
+	CHECK_EQ(r.retire_latency, 0x1234);
+	/* all ones in the latency field, every group */
+	size = build_adaptive(p, PEBS_CFG_MEMINFO | PEBS_CFG_GPR | PEBS_CFG_XMM | PEBS_CFG_LBR);
+	put(p, 4, 2, 0xffff);
+	CHECK_EQ(pebs_count(p, size, PEBS_L_ADAPTIVE, PEBS_CFG_ANY), 1);
+	CHECK_EQ(pebs_decode_fmt(p, size, &f, &r), PEBS_ERR_CFG);       /* groups differ */
+	f.data_cfg = PEBS_CFG_ANY;
+	CHECK_EQ(pebs_decode_fmt(p, size, &f, &r), PEBS_OK);
+	CHECK_EQ(r.retire_latency, 0xffff);
+	/* not timed, latency 0: no retire-latency field reported */
+	size = build_adaptive(p, 0);
+	f.timed = false;
+	CHECK_EQ(pebs_decode_fmt(p, size, &f, &r), PEBS_OK);
+	CHECK(!(r.valid & PEBS_V_RETIRE_LAT));
+	char text[1024];
+	put(p, 4, 2, 77);
+	f.timed = true;
+	CHECK_EQ(pebs_decode_fmt(p, size, &f, &r), PEBS_OK);
+	pebs_format(text, sizeof text, &r);
+	CHECK(strstr(text, "retire_latency=77") != NULL);
+}
+
+/* Alder Lake / Sapphire Rapids and later: meminfo latency = instr[15:0],
+ * cache[47:32]; a "latency > threshold" on the packed value cannot fail. */
+TEST(pebs_adaptive_split_latency)
+{
+	uint8_t p[512];
+	struct pebs_record r;
+	unsigned size = build_adaptive(p, PEBS_CFG_MEMINFO);
+	put(p, 32 + 16, 8, (37ull << 32) | 123);
+	struct pebs_format f = { .layout = PEBS_L_ADAPTIVE, .data_cfg = PEBS_CFG_MEMINFO,
+				 .split_latency = true };
+	CHECK_EQ(pebs_decode_fmt(p, size, &f, &r), PEBS_OK);
+	CHECK(r.valid & PEBS_V_SPLIT_LAT);
+	CHECK_EQ(r.instr_latency, 123);
+	CHECK_EQ(r.cache_latency, 37);
+	CHECK_EQ(pebs_load_latency(&r), 37);
+	char text[1024];
+	pebs_format(text, sizeof text, &r);
+	CHECK(strstr(text, "instr_latency=123 cache_latency=37") != NULL);
+	/* cache latency 0 below a threshold of 3 even though the packed qword is huge */
+	put(p, 32 + 16, 8, 0xffff);
+	CHECK_EQ(pebs_decode_fmt(p, size, &f, &r), PEBS_OK);
+	CHECK_EQ(pebs_load_latency(&r), 0);
+	CHECK(r.latency > 3);
+	/* not split: the whole field */
+	f.split_latency = false;
+	put(p, 32 + 16, 8, 55);
+	CHECK_EQ(pebs_decode_fmt(p, size, &f, &r), PEBS_OK);
+	CHECK_EQ(pebs_load_latency(&r), 55);
+	CHECK(!(r.valid & PEBS_V_SPLIT_LAT));
+	/* legacy FMT1..3 records: one latency field at 0xa8 */
+	uint8_t q[256];
+	memset(q, 0, sizeof q);
+	put(q, 0xa8, 8, 99);
+	CHECK_EQ(pebs_decode(q, 192, PEBS_L64_FMT2, 0, &r), PEBS_OK);
+	CHECK_EQ(pebs_load_latency(&r), 99);
 }

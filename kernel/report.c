@@ -216,35 +216,15 @@ static const char *yn(uint32_t bit)
 	return bit ? "1" : "0";
 }
 
-/* Microcode revision: IA32_BIOS_SIGN_ID after a CPUID(1), bits 63:32 (SDM vol.3
- * 10.11.7.1); AMD's PATCH_LEVEL at the same MSR number holds it in bits 31:0. */
-static bool microcode(uint64_t *rev)
-{
-	if (cpu.vendor == VENDOR_INTEL) {
-		if (!wrmsr_safe(0x8b, 0))
-			return false;
-		(void)cpuid(1, 0);
-		if (!rdmsr_safe(0x8b, rev))
-			return false;
-		*rev >>= 32;
-		return true;
-	}
-	if (cpu.vendor == VENDOR_AMD && rdmsr_safe(0x8b, rev)) {
-		*rev &= 0xffffffff;
-		return true;
-	}
-	return false;
-}
-
 static void block(sink_fn out)
 {
 	const char *brand = cpu.brand;
 	while (*brand == ' ')
 		brand++;
-	uint64_t ucode = 0;
+	uint32_t ucode = 0;
 	char ucode_s[24] = "?";
-	if (microcode(&ucode))
-		tl_snprintf(ucode_s, sizeof ucode_s, "0x%llx", (unsigned long long)ucode);
+	if (cpu_microcode(&ucode))
+		tl_snprintf(ucode_s, sizeof ucode_s, "0x%x", ucode);
 	char hv[16] = "none";
 	if (cpu.leaf1_ecx & CPUID_1_ECX_HYPERVISOR) {
 		struct cpuid_regs r = cpuid(0x40000000, 0);

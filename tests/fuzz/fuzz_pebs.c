@@ -1,6 +1,7 @@
 /* libFuzzer target: the PEBS record decoder, the buffer walker and the table
  * formatter on arbitrary bytes, for every layout.  The first byte picks the
- * layout, the next eight the PEBS_DATA_CFG cross-check value. */
+ * layout (and with bits 5/6 timed PEBS / split latency), the next eight the
+ * PEBS_DATA_CFG cross-check value. */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -19,7 +20,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size -= 9;
 
 	struct pebs_record r;
-	int e = pebs_decode(data, size, l, cfg, &r);
+	struct pebs_format f = { l, cfg, (data[-9] & 0x20) != 0, (data[-9] & 0x40) != 0 };
+	int e = pebs_decode_fmt(data, size, &f, &r);
+	if (e == PEBS_OK && (r.valid & PEBS_V_SPLIT_LAT) &&
+	    (r.instr_latency > 0xffff || r.cache_latency > 0xffff || !f.split_latency))
+		__builtin_trap();
+	if (e == PEBS_OK && (r.valid & PEBS_V_RETIRE_LAT) && r.retire_latency > 0xffff)
+		__builtin_trap();
 	if (e == PEBS_OK) {
 		if (r.size == 0 || r.size > size)
 			__builtin_trap();

@@ -150,6 +150,7 @@ static bool bts_begin(struct bts_run *r, uint32_t records, uint32_t thresh_rec, 
 	ds_buf_get(&r->ds, false, &b);
 	memset((void *)(uintptr_t)b.base, 0, (size_t)(b.max - b.base));
 	ds_rewind(&r->ds, false);
+	ds_dump_raw(&r->ds, "before");
 	return true;
 }
 

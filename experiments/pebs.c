@@ -164,6 +164,7 @@ static bool pebs_begin(struct pmu_msrs *saved, uint64_t cfg, uint32_t bts_rec, u
 	/* after an assist the counter reloads from here: far enough for no second one */
 	for (unsigned n = 0; n < cpu.n_gp && n < 8; n++)
 		ds_set_pebs_reset(&pv.ps.ds, n, pmu_preset(1ull << 30, cpu.gp_width));
+	ds_dump_raw(&pv.ps.ds, "before");
 	return true;
 }
 

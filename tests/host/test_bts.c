@@ -158,3 +158,12 @@ TEST(bts_margin_arithmetic)
 	bts_interrupt_bounds(5, 0, 40, &lo, &hi);
 	CHECK_EQ(hi, 0);
 }
+
+TEST(bts_circular_edges)
+{
+	bool w;
+	CHECK_EQ(bts_circular_index(0, 5, &w), 0);
+	CHECK(!w);
+	CHECK_EQ(bts_circular_index(10, 10, &w), 0);
+	CHECK(w);
+}

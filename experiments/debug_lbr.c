@@ -161,11 +161,11 @@ static void lbr_arch(void)
 	diag("architectural LBR, depth %u (CPUID.1CH: EAX=%#x EBX=%#x: CPL filtering %u, branch filtering %u)",
 	     depth, c.eax, c.ebx, !!(c.ebx & CPUID_1C_EBX_CPL_FILTER), !!(c.ebx & CPUID_1C_EBX_BRANCH_FILTER));
 	if (!sv.has_ctl || !sv.has_depth) {
-		exp_skip("RDMSR IA32_LBR_CTL (0x14ce) / IA32_LBR_DEPTH (0x14cf) #GP");
+		exp_skip("RDMSR IA32_LBR_CTL (0x14ce) / IA32_LBR_DEPTH (0x14cf) GP");
 		return;
 	}
 	if (!wrmsr_safe(IA32_LBR_CTL, 0) || !wrmsr_safe(IA32_LBR_DEPTH, depth)) {  /* also clears the records */
-		exp_skip("WRMSR IA32_LBR_CTL=0 / IA32_LBR_DEPTH=%u #GP", depth);
+		exp_skip("WRMSR IA32_LBR_CTL=0 / IA32_LBR_DEPTH=%u GP", depth);
 		return;
 	}
 	uint64_t on = LBR_CTL_LBREN;
@@ -176,7 +176,7 @@ static void lbr_arch(void)
 		      LBR_CTL_NEAR_IND_CALL | LBR_CTL_NEAR_RET | LBR_CTL_OTHER_BRANCH;
 	/* the enabling WRMSR is the workload's own: probe it first */
 	if (!wrmsr_safe(IA32_LBR_CTL, on) || !wrmsr_safe(IA32_LBR_CTL, 0)) {
-		exp_skip("WRMSR IA32_LBR_CTL=0x%llx #GP", (unsigned long long)on);
+		exp_skip("WRMSR IA32_LBR_CTL=0x%llx GP", (unsigned long long)on);
 		return;
 	}
 	wrmsr_safe(IA32_LBR_DEPTH, depth);

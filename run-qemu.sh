@@ -21,13 +21,19 @@
 #                 (-r, -a; build/ is the TFTP root).  With -i (SeaBIOS) or -u
 #                 (OVMF): GRUB's network image from build/netboot (make netdir)
 #                 and its menu instead
+#     -p NAME     boot as the matrix platform NAME boots (tests/platforms.py list);
+#                 the other options then change it (-r/-a: its command line)
+# The command line comes from tests/platforms.py, where every platform is defined:
+# qemu-tcg by default, qemu-seabios-iso with -i, qemu-ovmf-iso with -u,
+# qemu-netboot with -N.
 # Exit status: 0 when every experiment passed or skipped, 1 otherwise, 2 on a
 # boot that never reached the summary (QEMU's isa-debug-exit gives 1 / 3).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-run=all args="" iso=0 uefi=0 usb=0 kvm=0 cpu_model="" smp=1 gdb=0 display=0 serial=stdio net=0
+run="" args="" iso=0 uefi=0 usb=0 kvm=0 cpu_model="" smp="" gdb=0 display=0 serial=stdio
+platform="" net=0
 iso_path="$here/build/tracelab.iso"
-while getopts "r:a:iuUkc:s:gdnI:Nh" o; do
+while getopts "r:a:iuUkc:s:gdnI:Np:h" o; do
 	case $o in
 	r) run=$OPTARG ;;
 	a) args=$OPTARG ;;
@@ -42,50 +48,46 @@ while getopts "r:a:iuUkc:s:gdnI:Nh" o; do
 	n) serial=none ;;
 	I) iso_path=$OPTARG ;;
 	N) net=1 ;;
-	*) sed -n '2,26p' "$0"; exit 2 ;;
+	p) platform=$OPTARG ;;
+	*) sed -n '2,30p' "$0"; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
 
-q=(qemu-system-x86_64 -m 256 -smp "$smp" -no-reboot -serial "$serial"
-   -device isa-debug-exit,iobase=0xf4,iosize=4)
-[ $display = 1 ] || q+=(-display none)
-[ $kvm = 1 ] && q+=(-accel kvm) || q+=(-accel tcg)
-[ -n "$cpu_model" ] && q+=(-cpu "$cpu_model")
-[ $gdb = 1 ] && q+=(-s -S)
-if [ $net = 1 ] && [ $iso = 0 ]; then
-	# The script is fetched by the name DHCP hands out (QEMU's bootfile=), then
-	# loads the kernel relative to its own URL; iPXE's multiboot loader passes
-	# "URL args" as the command line (the kernel skips the first word).
-	script=netboot-$$.ipxe
-	printf '#!ipxe\necho tracelab: network boot\nkernel tracelab.elf %s\nboot\n' "run=$run $args" \
-		> "$here/build/$script"
-	trap 'rm -f "$here/build/$script"' EXIT
-	q+=(-netdev "user,id=net0,tftp=$here/build,bootfile=$script" -device e1000,netdev=net0 -boot n)
-elif [ $iso = 1 ]; then
-	[ "$run" = all ] && [ -z "$args" ] || echo "run-qemu.sh: with -i the GRUB menu's default entry decides what runs" >&2
-	if [ $uefi = 1 ]; then
-		vars=$(mktemp /tmp/tracelab-vars.XXXXXX)
-		cp /usr/share/OVMF/OVMF_VARS_4M.fd "$vars"
-		trap 'rm -f "$vars"' EXIT
-		q+=(-machine q35 -drive if=pflash,format=raw,readonly=on,file=/usr/share/OVMF/OVMF_CODE_4M.fd
-		    -drive if=pflash,format=raw,file="$vars")
-	fi
-	if [ $net = 1 ]; then
-		[ -f "$here/build/netboot/boot/tracelab.elf" ] || { echo "run-qemu.sh: no build/netboot (make netdir)" >&2; exit 2; }
-		nbp=boot/grub/i386-pc/core.0
-		[ $uefi = 1 ] && nbp=boot/grub/x86_64-efi/core.efi
-		q+=(-netdev "user,id=net0,tftp=$here/build/netboot,bootfile=$nbp" -device e1000,netdev=net0 -boot n)
-	elif [ $usb = 1 ]; then
-		q+=(-drive if=none,id=stick,format=raw,readonly=on,file="$iso_path"
-		    -device qemu-xhci -device usb-storage,drive=stick,bootindex=0)
+if [ -z "$platform" ]; then
+	platform=qemu-tcg
+	[ $iso = 1 ] && platform=qemu-seabios-iso
+	[ $uefi = 1 ] && platform=qemu-ovmf-iso
+	[ $net = 1 ] && [ $iso = 0 ] && platform=qemu-netboot && run=${run:-all}
+fi
+set_=()
+if [ $net = 1 ] && [ $iso = 1 ]; then
+	[ -f "$here/build/netboot/boot/tracelab.elf" ] || { echo "run-qemu.sh: no build/netboot (make netdir)" >&2; exit 2; }
+	set_+=(--set boot=grub-net)
+fi
+[ $usb = 1 ] && set_+=(--set boot=usb)
+[ $kvm = 1 ] && set_+=(--set accel=kvm)
+[ -n "$cpu_model" ] && set_+=(--set cpu="$cpu_model")
+[ -n "$smp" ] && set_+=(--set smp="$smp")
+[ $display = 1 ] && set_+=(--display)
+[ $gdb = 1 ] && set_+=(--gdb)
+if [ -n "$run$args" ]; then
+	if [ $iso = 1 ]; then
+		echo "run-qemu.sh: with -i the GRUB menu's default entry decides what runs" >&2
 	else
-		q+=(-cdrom "$iso_path")
+		cmdline=$(python3 "$here/tests/platforms.py" cmdline "$platform") || exit 2
+		# -r replaces the platform's run= list; -a adds words
+		[ -n "$run" ] && cmdline="run=$run $(tr ' ' '\n' <<<"$cmdline" | grep -v '^run=' | tr '\n' ' ')"
+		set_+=(--append "${cmdline% } $args")
 	fi
 fi
-if [ $iso = 0 ] && [ $net = 0 ]; then
-	q+=(-kernel "$here/build/tracelab.elf" -append "run=$run $args")
-fi
+vars=$(mktemp /tmp/tracelab-vars.XXXXXX)
+script=netboot-$$.ipxe          # an iPXE boot's script, in the TFTP root build/
+trap 'rm -f "$vars" "$here/build/$script"' EXIT
+cp /usr/share/OVMF/OVMF_VARS_4M.fd "$vars" 2>/dev/null
+argv=$(python3 "$here/tests/platforms.py" argv "$platform" --lines "${set_[@]}" --serial "$serial" \
+	--elf "$here/build/tracelab.elf" --iso "$iso_path" --vars "$vars" --net-script "$script") || exit 2
+mapfile -t q <<<"$argv"
 "${q[@]}" "$@"
 rc=$?
 case $rc in

@@ -5,16 +5,17 @@
 set -u
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-10}
-q=(qemu-system-x86_64 -accel tcg -m 256 -no-reboot -display none -serial stdio
-   -device isa-debug-exit,iobase=0xf4,iosize=4 -kernel build/tracelab.elf)
+PLATFORM=${PLATFORM:-qemu-tcg}       # how it boots: tests/platforms.py
 
 measure() {     # measure LABEL APPEND
-	local label=$1 append=$2 t
-	local -a times=()
+	local label=$1 append=$2 t argv
+	local -a times=() q
+	argv=$(python3 tests/platforms.py argv "$PLATFORM" --lines --append "$append") || exit 2
+	mapfile -t q <<<"$argv"
 	for _ in $(seq "$RUNS"); do
 		local t0 t1
 		t0=$(date +%s%N)
-		"${q[@]}" -append "$append" >/dev/null 2>&1
+		"${q[@]}" >/dev/null 2>&1
 		t1=$(date +%s%N)
 		t=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", (b - a) / 1e9 }')
 		times+=("$t")

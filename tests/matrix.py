@@ -1,18 +1,21 @@
 #!/usr/bin/env python3
 """The emulator matrix: boot tracelab on every platform this machine has, parse
-the KTAP, and compare every result with tests/expect/<platform>.txt.
+the KTAP, and compare every result with the expectation table.
 
-Any difference fails — an unexpected PASS included.  Prints a progress line per
-platform, then the results matrix (experiments x platforms), writes the same
-matrix as Markdown (docs/matrix.md), and ends with "matrix: N passed, N failed"
-(one comparison per experiment per platform, plus one per platform for reaching
-the KTAP summary).
+Platforms (how each is booted) are defined in tests/platforms.py; expectations are
+rules in tests/expect/expect.txt (format and precedence in its header comment):
+every experiment a platform's kernel command line selects is expected to PASS
+unless a rule says otherwise.  Any difference fails, an unexpected PASS included.
+Prints a progress line per platform, then the results matrix (experiments x
+platforms), writes the same matrix as Markdown (docs/matrix.md, full runs only),
+and ends with "matrix: N passed, N failed" (one comparison per experiment per
+platform, plus one per platform for reaching the KTAP summary, plus one failure
+per problem in the table).
 
-Expectation files, one line per experiment:
-    NUM STATUS [reason]
-STATUS is PASS, FAIL or SKIP.  SKIP's reason must equal the kernel's SKIP reason
-exactly; FAIL's reason explains the emulator deviation (with the emulator source
-that causes it) and is required.  '#' starts a comment line.
+    tests/matrix.py [--only P1,P2] [--exp 101,104] [--update]
+
+--update (with --only PLATFORM [--exp N]) reruns just those cells and adds a rule
+for each cell whose result changed (see tests/expectations.py update()).
 """
 import argparse
 import os
@@ -23,61 +26,30 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import expectations  # noqa: E402
+import platforms  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 B = os.path.join(ROOT, "build")
-ELF = os.path.join(B, "tracelab.elf")
-ISO = os.path.join(B, "tracelab-ci.iso")
-OVMF_CODE = "/usr/share/OVMF/OVMF_CODE_4M.fd"
-OVMF_VARS = "/usr/share/OVMF/OVMF_VARS_4M.fd"
-
-QEMU = ["qemu-system-x86_64", "-m", "256", "-no-reboot", "-display", "none",
-        "-device", "isa-debug-exit,iobase=0xf4,iosize=4", "-serial", "stdio"]
+ELF64 = os.path.join(B, "tracelab64.elf")
+MKMENU = os.path.join(B, "tools", "mkmenu")
+PLATFORMS = platforms.PLATFORMS
 
 RESULT = re.compile(r"^(ok|not ok) (\d+) (\d+) (\S+)((?: \w+=\S+)*)(?: # (SKIP|TIMEOUT|ERROR|XFAIL)(?: (.*))?)?$")
 SUMMARY = re.compile(r"^# tracelab: pass:(\d+) fail:(\d+) skip:(\d+) total:(\d+)")
 
 
-def hw_kvm():
-    """A hardware-backed KVM: kvm_intel or kvm_amd loaded (kvm_pvm is not one).
-    Opt-in (MATRIX_KVM=1): what passes under KVM depends on the host CPU (PMU, PEBS,
-    PT, LBR are the host's), so its expectation file is per machine:
-    tests/expect/qemu-kvm.txt, written with --update --only qemu-kvm and reviewed."""
-    if os.environ.get("MATRIX_KVM") != "1" or not os.path.exists("/dev/kvm"):
-        return False
-    mods = open("/proc/modules").read() if os.path.exists("/proc/modules") else ""
-    return bool(re.search(r"^kvm_(intel|amd) ", mods, re.M))
-
-
-def bochs_cfg(model, iso, serial_out, ncpus=1):
-    # Bochs 2.7 as Debian builds it: no 'nogui' display, the debugger compiled
-    # in (it stops at its prompt: we feed it "c"), and GRUB 2.06 triple-faults
-    # in its VBE mode set with Bochs's VBE BIOS, so the Cirrus VGA it is (GRUB
-    # then leaves text mode, and the kernel uses VGA text).
-    # No sound: Debian's Bochs 2.7 opens ALSA for the PC speaker's mixer thread,
-    # and on a machine without a sound card under LANG=C.UTF-8 it aborts 0.2 s
-    # in with "*** buffer overflow detected ***" (glibc's fortify check).  The
-    # dummy sound driver alone avoids it; the speaker is off as well, because
-    # nothing listens (port 0x61's PIT gate and OUT2 are in the PIT, iodev/pit82c54,
-    # not in the speaker, so the kernel's timer calibration is unaffected).
-    return f"""megs: 256
-romimage: file=/usr/share/bochs/BIOS-bochs-latest
-vgaromimage: file=/usr/share/vgabios/vgabios.cirrus.bin
-vga: extension=cirrus
-ata0-master: type=cdrom, path={iso}, status=inserted
-boot: cdrom
-com1: enabled=1, mode=file, dev={serial_out}
-display_library: rfb, options="timeout=0"
-cpu: count={ncpus}, model={model}, ips=200000000
-clock: sync=none
-log: -
-logprefix: %t%e%d
-debug: action=ignore
-info: action=ignore
-error: action=ignore
-panic: action=fatal
-sound: driver=dummy
-speaker: enabled=0
-"""
+def registry(cmdline):
+    """[(num, name)] the kernel runs with this command line: the registry in the
+    ELF and the kernel's own selection code, through tools/mkmenu --list."""
+    if not os.path.exists(MKMENU) or not os.path.exists(ELF64):
+        sys.exit(f"matrix: needs {os.path.relpath(MKMENU, ROOT)} and {os.path.relpath(ELF64, ROOT)} (make all tools)")
+    p = subprocess.run([MKMENU, "--list", ELF64, cmdline], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, text=True)
+    if p.returncode:
+        sys.exit(f"matrix: mkmenu --list '{cmdline}': {p.stderr.strip()}")
+    return [(int(n), name) for n, name, _ in (l.split() for l in p.stdout.splitlines())]
 
 
 class Boot:
@@ -98,53 +70,36 @@ def _text(b):
     return (b or b"").decode("utf-8", "replace") if isinstance(b, bytes) else (b or "")
 
 
-def run_qemu(extra, timeout, append=None):
-    cmd = QEMU + extra
-    if append is not None:
-        cmd += ["-kernel", ELF, "-append", append]
-    t0 = time.time()
-    try:
-        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                           timeout=timeout, stdin=subprocess.DEVNULL)
-    except subprocess.TimeoutExpired as e:
-        return Boot("qemu", _text(e.output), None, time.time() - t0, last_message(_text(e.stderr)), True)
-    return Boot("qemu", _text(p.stdout), p.returncode, time.time() - t0, last_message(_text(p.stderr)))
+def run_qemu(p, append=None):
+    with tempfile.NamedTemporaryFile(suffix=".fd") as vars_, \
+         tempfile.NamedTemporaryFile("w", dir=B, prefix="netboot-matrix-", suffix=".ipxe") as script:
+        if p.firmware == "ovmf":
+            shutil.copyfile(platforms.OVMF_VARS, vars_.name)
+        script.write(platforms.ipxe_script(append or p.cmdline))
+        script.flush()
+        cmd = platforms.qemu_argv(p, vars_file=vars_.name, append=append,
+                                  net_script=os.path.basename(script.name))
+        t0 = time.time()
+        try:
+            r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               timeout=p.timeout, stdin=subprocess.DEVNULL)
+        except subprocess.TimeoutExpired as e:
+            return Boot("qemu", _text(e.output), None, time.time() - t0, last_message(_text(e.stderr)), True)
+        return Boot("qemu", _text(r.stdout), r.returncode, time.time() - t0, last_message(_text(r.stderr)))
 
 
-def run_ovmf(extra, timeout):
-    with tempfile.NamedTemporaryFile(suffix=".fd") as vars_:
-        shutil.copyfile(OVMF_VARS, vars_.name)
-        return run_qemu(["-machine", "q35",
-                         "-drive", f"if=pflash,format=raw,readonly=on,file={OVMF_CODE}",
-                         "-drive", f"if=pflash,format=raw,file={vars_.name}"] + extra, timeout)
-
-
-def run_netboot(cmdline, timeout):
-    """The lab's way: QEMU's e1000 ROM (iPXE) takes DHCP and TFTP from QEMU's
-    user-mode network, with build/ as the TFTP root, runs an iPXE script that
-    loads tracelab.elf (multiboot v1) with the command line."""
-    script = f"netboot-matrix-{os.getpid()}.ipxe"
-    path = os.path.join(B, script)
-    open(path, "w").write(f"#!ipxe\nkernel tracelab.elf {cmdline}\nboot\n")
-    try:
-        return run_qemu(["-accel", "tcg", "-netdev", f"user,id=net0,tftp={B},bootfile={script}",
-                         "-device", "e1000,netdev=net0", "-boot", "n"], timeout)
-    finally:
-        os.unlink(path)
-
-
-def run_bochs(model, timeout, ncpus=1):
+def run_bochs(p):
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "com1.txt")
         rc = os.path.join(d, "bochsrc")
         log = os.path.join(d, "bochs.log")
-        open(rc, "w").write(bochs_cfg(model, ISO, out, ncpus))
+        open(rc, "w").write(platforms.bochsrc(p, platforms.ISO_CI, out))
         t0 = time.time()
         code, timed_out = None, False
         with open(log, "wb") as lf:
             try:
-                code = subprocess.run(["bochs", "-q", "-f", rc], input=b"c\nquit\n", stdout=lf,
-                                      stderr=subprocess.STDOUT, timeout=timeout, cwd=d).returncode
+                code = subprocess.run([p.exe(), "-q", "-f", rc], input=b"c\nquit\n", stdout=lf,
+                                      stderr=subprocess.STDOUT, timeout=p.timeout, cwd=d).returncode
             except subprocess.TimeoutExpired:
                 timed_out = True
         secs = time.time() - t0
@@ -155,6 +110,10 @@ def run_bochs(model, timeout, ncpus=1):
         lines = [ln for ln in msg.splitlines()
                  if ln.strip() and not ln.startswith(("<bochs:", "(0)", "Next at", "=====", "Bochs is exiting"))]
         return Boot("bochs", serial, code, secs, last_message("\n".join(lines)), timed_out)
+
+
+def run(p, append=None):
+    return run_bochs(p) if p.emulator == "bochs" else run_qemu(p, append)
 
 
 BANNER = "# tracelab: x86 debug"
@@ -171,34 +130,6 @@ def boot_failure(boot):
         return f"{boot.emu} {how} before the kernel printed anything: {boot.emu_msg}"
     return (f"the kernel did not reach its KTAP summary ({boot.emu} {how}); "
             f"last serial line: {last_message(boot.out)}")
-
-
-SELFTEST = "run=901-905,501 selftest=1 watchdog=200"
-PLATFORMS = [
-    # name, description, runner, available?
-    ("qemu-tcg", "QEMU TCG, -kernel (multiboot v1), default CPU (qemu64)",
-     lambda: run_qemu(["-accel", "tcg"], 60, "run=all"), lambda: True),
-    ("qemu-tcg-max", "QEMU TCG, -kernel, -cpu max",
-     lambda: run_qemu(["-accel", "tcg", "-cpu", "max"], 60, "run=all"), lambda: True),
-    ("qemu-tcg-selftest", "QEMU TCG, -kernel, the runner's self-tests (fail, fault, hang, leak, hash sign) then 501",
-     lambda: run_qemu(["-accel", "tcg"], 60, SELFTEST), lambda: True),
-    ("qemu-tcg-smp4", "QEMU TCG, -kernel, -cpu max, 4 CPUs, debug and platform families on every CPU",
-     lambda: run_qemu(["-accel", "tcg", "-cpu", "max", "-smp", "4"], 120, "run=debug,platform cpu=all"),
-     lambda: True),
-    ("qemu-netboot", "QEMU TCG, SeaBIOS, network boot: iPXE loads the ELF over TFTP, run=debug",
-     lambda: run_netboot("run=debug", 60), lambda: os.path.exists("/usr/lib/ipxe/qemu/pxe-e1000.rom")),
-    ("qemu-seabios-iso", "QEMU TCG, SeaBIOS, GRUB from the ISO (multiboot2)",
-     lambda: run_qemu(["-accel", "tcg", "-cdrom", ISO], 120), lambda: os.path.exists(ISO)),
-    ("qemu-ovmf-iso", "QEMU TCG, OVMF (UEFI), GRUB from the ISO (multiboot2)",
-     lambda: run_ovmf(["-accel", "tcg", "-cdrom", ISO], 180),
-     lambda: os.path.exists(ISO) and os.path.exists(OVMF_CODE)),
-    ("bochs-haswell", "Bochs 2.7, corei7_haswell_4770, GRUB from the ISO",
-     lambda: run_bochs("corei7_haswell_4770", 600), lambda: shutil.which("bochs") and os.path.exists(ISO)),
-    ("bochs-ryzen-smp2", "Bochs 2.7, ryzen, 2 CPUs, GRUB from the ISO",
-     lambda: run_bochs("ryzen", 600, 2), lambda: shutil.which("bochs") and os.path.exists(ISO)),
-    ("qemu-kvm", "QEMU with a hardware-backed KVM, -cpu host",
-     lambda: run_qemu(["-accel", "kvm", "-cpu", "host"], 60, "run=all"), hw_kvm),
-]
 
 
 def parse(out):
@@ -257,31 +188,20 @@ def ktap_problems(out):
     return problems
 
 
-def load_expect(name):
-    path = os.path.join(ROOT, "tests", "expect", name + ".txt")
-    exp, problems = {}, []
-    if not os.path.exists(path):
-        return None, [f"no expectation file tests/expect/{name}.txt"]
-    for i, line in enumerate(open(path), 1):
-        line = line.rstrip("\n")
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        parts = line.split(None, 2)
-        if len(parts) < 2 or not parts[0].isdigit() or parts[1] not in ("PASS", "FAIL", "SKIP"):
-            problems.append(f"{name}.txt:{i}: malformed line: {line}")
-            continue
-        reason = parts[2].strip() if len(parts) > 2 else ""
-        if parts[1] != "PASS" and (not reason or reason.startswith("UNEXPLAINED")):
-            problems.append(f"{name}.txt:{i}: {parts[1]} needs a reason")
-        exp[int(parts[0])] = (parts[1], reason)
-    return exp, problems
+def rule_paths(p):
+    return [expectations.TABLE] + ([os.path.join(ROOT, p.local_rules)] if p.local_rules else [])
+
+
+def load_rules(p):
+    return expectations.load(list(platforms.BY_NAME), platforms.groups(), rule_paths(p))
 
 
 def compare(name, results, summary, exp, failure=None):
+    """Differences between a run and exp {num: (status, reason, ...)}."""
     diffs = []
     if summary is None:
         diffs.append(failure or "the run never reached its KTAP summary (boot failure or crash)")
-    for num, (st, reason) in sorted(exp.items()):
+    for num, (st, reason, *_) in sorted(exp.items()):
         if num not in results:
             diffs.append(f"{num}: expected {st}, not run")
             continue
@@ -291,60 +211,87 @@ def compare(name, results, summary, exp, failure=None):
         elif st == "SKIP" and got_reason != reason:
             diffs.append(f"{num} {got_name}: SKIP reason '{got_reason}', expected '{reason}'")
     for num in sorted(set(results) - set(exp)):
-        diffs.append(f"{num} {results[num][0]}: {results[num][1]} but no expectation")
+        diffs.append(f"{num} {results[num][0]}: {results[num][1]} but the command line does not select it")
     return diffs
 
 
-def known_reason(platform, num):
-    sys.path.insert(0, os.path.join(ROOT, "tests", "expect"))
-    import reasons
-    return reasons.reason(platform, num)
+def run_only(cmdline, nums):
+    """The command line with its run= list replaced by nums (a -kernel boot of --exp)."""
+    words = [w for w in cmdline.split() if not w.startswith("run=")]
+    return " ".join([f"run={','.join(str(n) for n in sorted(nums))}"] + words)
 
 
-def write_update(name, desc, results, old):
-    path = os.path.join(ROOT, "tests", "expect", name + ".txt")
-    lines = [f"# {name}: {desc}", "# NUM STATUS reason (see tests/matrix.py)"]
-    for num, (nm, st, reason) in sorted(results.items()):
-        if st == "SKIP":
-            lines.append(f"{num} SKIP {reason}")
-        elif st == "FAIL":
-            why = known_reason(name, num) or "UNEXPLAINED: add the emulator source to tests/expect/reasons.py"
-            lines.append(f"{num} FAIL {why}")
-        else:
-            lines.append(f"{num} PASS")
-    open(path, "w").write("\n".join(lines) + "\n")
-
-
-def main():
+def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--only", help="comma-separated platform names")
-    ap.add_argument("--update", action="store_true", help="rewrite expectation files from this run")
+    ap.add_argument("--exp", help="comma-separated experiment numbers: only these cells")
+    ap.add_argument("--update", action="store_true",
+                    help="add a rule for each cell whose result changed (use with --only)")
     ap.add_argument("--save-logs", default=os.path.join(B, "matrix"), help="where serial logs go")
-    a = ap.parse_args()
+    a = ap.parse_args(argv)
     os.makedirs(a.save_logs, exist_ok=True)
-    only = set(a.only.split(",")) if a.only else None
+    only = a.only.split(",") if a.only else None
+    unknown = [n for n in only or [] if n not in platforms.BY_NAME]
+    if unknown:
+        print(f"matrix: unknown platform(s) {', '.join(unknown)}; known: {', '.join(platforms.BY_NAME)}")
+        return 2
+    try:
+        exp_only = {int(x) for x in a.exp.split(",")} if a.exp else None
+    except ValueError:
+        print(f"matrix: --exp wants comma-separated numbers, not '{a.exp}'")
+        return 2
     passed = failed = 0
+    # the table itself: every line well-formed, no rule left without an experiment
+    rules, problems = expectations.load(list(platforms.BY_NAME), platforms.groups(),
+                                        [expectations.TABLE])
+    problems += expectations.stale(rules, [n for n, _ in registry("run=all selftest=1")])
+    for pr in problems:
+        print(f"matrix: table: {pr}", flush=True)
+    failed += len(problems)
     table, ran = {}, []
-    for name, desc, runner, avail in PLATFORMS:
+    for p in PLATFORMS:
+        name, desc = p.name, p.desc
         if only and name not in only:
             continue
-        if not avail():
-            print(f"matrix: {name:18} not available here: {desc}", flush=True)
+        why = platforms.available(p)
+        if why:
+            print(f"matrix: {name:18} not available here ({why}): {desc}", flush=True)
             continue
-        boot = runner()
+        cmdline = platforms.boot_cmdline(p)
+        selected = dict(registry(cmdline))
+        append = None
+        if exp_only is not None:
+            selected = {n: v for n, v in selected.items() if n in exp_only}
+            if not selected:
+                print(f"matrix: {name:18} runs none of --exp {a.exp} ({cmdline})", flush=True)
+                continue
+            if p.boot in ("kernel", "ipxe"):
+                append = run_only(cmdline, selected)
+        boot = run(p, append)
         out, dt = boot.out, boot.secs
         failure = boot_failure(boot)
         open(os.path.join(a.save_logs, name + ".log"), "w").write(
             out + (f"\n# matrix: {failure}\n" if failure else ""))
         results, summary = parse(out)
-        exp, problems = load_expect(name)
+        if exp_only is not None:
+            results = {n: r for n, r in results.items() if n in exp_only}
+        rules, problems = load_rules(p)
+        problems = [pr for pr in problems if not pr.startswith(os.path.relpath(expectations.TABLE, ROOT))]
+        if p.local_rules and not os.path.exists(os.path.join(ROOT, p.local_rules)) and not a.update:
+            problems.append(f"no per-machine rules {p.local_rules}: write them with "
+                            f"--update --only {name}, then review")
+        exp, conflicts = expectations.expect(rules, name, selected)
         if a.update:
-            write_update(name, desc, results, exp or {})
-            exp, problems = load_expect(name)
-        diffs = problems + compare(name, results, summary, exp or {}, failure)
+            target = os.path.join(ROOT, p.local_rules) if p.local_rules else expectations.TABLE
+            for c in expectations.update(target, name, exp, results, exp_only):
+                print(f"matrix: update: {c}", flush=True)
+            rules, problems = load_rules(p)
+            for pr in problems:
+                print(f"matrix:   {name}: {pr}", flush=True)
+            exp, conflicts = expectations.expect(rules, name, selected)
+        diffs = problems + conflicts + compare(name, results, summary, exp, failure)
         diffs += [f"KTAP: {p}" for p in ktap_problems(out)[:10]]
-        ok_n = (len(exp or {}) + 1) - len([d for d in diffs])
-        ok_n = max(ok_n, 0)
+        ok_n = max(len(exp) + 1 - len(diffs), 0)
         passed += ok_n
         failed += len(diffs)
         ran.append(name)
@@ -367,12 +314,12 @@ def main():
     for r in [hdr] + rows:
         print("  ".join(c.ljust(w) for c, w in zip(r, widths)))
     md = ["# tracelab results matrix", "",
-          "Generated by `tests/matrix.py` (`make test`). Every cell matched its expectation file in",
-          "`tests/expect/` unless the run reported a difference. SKIP reasons and known emulator",
-          "deviations (FAIL) are explained there.", "",
+          "Generated by `tests/matrix.py` (`make test`). Every cell matched the expectation table",
+          "`tests/expect/expect.txt` unless the run reported a difference. SKIP reasons and known",
+          "emulator deviations (FAIL) are explained there; how each platform boots: `tests/platforms.py`.", "",
           "| " + " | ".join(hdr) + " |", "|" + "---|" * len(hdr)]
     md += ["| " + " | ".join(r) + " |" for r in rows]
-    if not only:    # a partial run does not overwrite the published matrix
+    if not only and exp_only is None:    # a partial run does not overwrite the published matrix
         os.makedirs(os.path.join(ROOT, "docs"), exist_ok=True)
         open(os.path.join(ROOT, "docs", "matrix.md"), "w").write("\n".join(md) + "\n")
     print(f"matrix: {passed} passed, {failed} failed")

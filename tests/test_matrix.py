@@ -7,7 +7,9 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import expectations  # noqa: E402
 import matrix  # noqa: E402
+import platforms  # noqa: E402
 
 LOG = """# tracelab: x86 debug ... kernel
 KTAP version 1
@@ -68,7 +70,7 @@ class Compare(unittest.TestCase):
         d = self.diffs(LOG.replace("ok 4 501 mode-journey cpu=1 rep=2\n", "ok 4 999 new\n"))
         self.assertEqual(len(d), 2)
         self.assertTrue(any("501: expected PASS, not run" in x for x in d))
-        self.assertTrue(any("999 new: PASS but no expectation" in x for x in d))
+        self.assertTrue(any("999 new: PASS but the command line does not select it" in x for x in d))
 
 
     def test_cpus_must_agree(self):
@@ -103,7 +105,7 @@ class BootFailure(unittest.TestCase):
     def test_bochs_has_no_sound(self):
         # Debian's Bochs 2.7 aborts in its ALSA mixer thread on a machine without
         # a sound card under LANG=C.UTF-8 (issue 13): the config must not use it.
-        cfg = matrix.bochs_cfg("ryzen", "x.iso", "com1.txt", 2)
+        cfg = platforms.bochsrc(platforms.get("bochs-ryzen-smp2"), "x.iso", "com1.txt")
         self.assertIn("sound: driver=dummy", cfg)
         self.assertIn("speaker: enabled=0", cfg)
 
@@ -131,28 +133,163 @@ class Ktap(unittest.TestCase):
         self.assertIn("for block '101 int3'", p[0])
 
 
-class ExpectFiles(unittest.TestCase):
-    def test_reasons_required(self):
-        with tempfile.TemporaryDirectory() as d:
-            os.makedirs(os.path.join(d, "tests", "expect"))
-            open(os.path.join(d, "tests", "expect", "x.txt"), "w").write(
-                "# comment\n101 PASS\n102 FAIL\n201 SKIP\n202 MAYBE\n203 SKIP UNEXPLAINED\n")
-            old = matrix.ROOT
-            matrix.ROOT = d
-            try:
-                exp, problems = matrix.load_expect("x")
-            finally:
-                matrix.ROOT = old
-            self.assertEqual(exp[101], ("PASS", ""))
-            self.assertEqual(len(problems), 4)
+NAMES = ["qemu-tcg", "qemu-tcg-max", "qemu-ovmf-iso", "bochs-haswell", "bochs-ryzen"]
+GROUPS = {"tcg": ["qemu-tcg", "qemu-tcg-max", "qemu-ovmf-iso"], "bochs": ["bochs-haswell", "bochs-ryzen"]}
 
-    def test_every_platform_file_is_well_formed(self):
-        for name, *_ in matrix.PLATFORMS:
-            path = os.path.join(matrix.ROOT, "tests", "expect", name + ".txt")
-            if os.path.exists(path):
-                exp, problems = matrix.load_expect(name)
-                self.assertEqual(problems, [], name)
-                self.assertTrue(exp, name)
+
+def table(text):
+    return expectations.parse(text, os.path.join(expectations.ROOT, "t.txt"), NAMES, GROUPS)
+
+
+class Table(unittest.TestCase):
+    """The expectation table's parser and its precedence rule."""
+
+    def cells(self, text, platform, nums):
+        rules, problems = table(text)
+        self.assertEqual(problems, [])
+        exp, conflicts = expectations.expect(rules, platform, nums)
+        self.assertEqual(conflicts, [])
+        return {n: exp[n][:2] for n in nums}
+
+    def test_default_is_pass(self):
+        self.assertEqual(self.cells("# nothing\n\n", "qemu-tcg", [101]), {101: ("PASS", "")})
+
+    def test_numbers_ranges_lists_families(self):
+        c = self.cells("101,103-104 all SKIP no X\npt qemu-tcg SKIP no PT\n", "qemu-tcg",
+                       [101, 102, 103, 104, 105, 401, 499])
+        self.assertEqual(c[101], ("SKIP", "no X"))
+        self.assertEqual(c[102], ("PASS", ""))
+        self.assertEqual(c[104], ("SKIP", "no X"))
+        self.assertEqual(c[105], ("PASS", ""))
+        self.assertEqual(c[401], ("SKIP", "no PT"))
+        self.assertEqual(c[499], ("SKIP", "no PT"))
+
+    def test_globs_and_groups(self):
+        t = "102 qemu-tcg* FAIL a.c f()\n112 bochs FAIL cpu/msr.cc rdmsr\n"
+        self.assertEqual(self.cells(t, "qemu-tcg-max", [102, 112])[102][0], "FAIL")
+        self.assertEqual(self.cells(t, "qemu-ovmf-iso", [102])[102][0], "PASS")
+        self.assertEqual(self.cells(t, "bochs-ryzen", [102, 112]), {102: ("PASS", ""), 112: ("FAIL", "cpu/msr.cc rdmsr")})
+
+    def test_reason_keeps_its_spaces(self):
+        c = self.cells('310  bochs-haswell   SKIP   CPUID.0H vendor "GenuineIntel" is  not AMD\n', "bochs-haswell", [310])
+        self.assertEqual(c[310], ("SKIP", 'CPUID.0H vendor "GenuineIntel" is  not AMD'))
+
+    def test_the_most_specific_platform_wins_then_experiment(self):
+        t = ("bts all SKIP no DS\n204 all SKIP no DS-CPL\n"
+             "201-206 bochs-haswell SKIP DS_AREA\n201-206 bochs SKIP group\n201-206 qemu* SKIP glob\n")
+        self.assertEqual(self.cells(t, "bochs-haswell", [204])[204], ("SKIP", "DS_AREA"))   # name > group
+        self.assertEqual(self.cells(t, "bochs-ryzen", [204])[204], ("SKIP", "group"))       # group > all
+        self.assertEqual(self.cells(t, "qemu-tcg", [201, 204]), {201: ("SKIP", "glob"), 204: ("SKIP", "glob")})
+        t2 = "bts all SKIP no DS\n204 all SKIP no DS-CPL\n201-209 all SKIP range\n"
+        self.assertEqual(self.cells(t2, "qemu-tcg", [201, 204, 210]),   # number > range > family
+                         {201: ("SKIP", "range"), 204: ("SKIP", "no DS-CPL"), 210: ("SKIP", "no DS")})
+
+    def test_order_does_not_matter(self):
+        a = "511 all SKIP one CPU\n511 bochs-ryzen PASS\n"
+        b = "511 bochs-ryzen PASS\n511 all SKIP one CPU\n"
+        for t in (a, b):
+            self.assertEqual(self.cells(t, "bochs-ryzen", [511])[511], ("PASS", ""))
+            self.assertEqual(self.cells(t, "qemu-tcg", [511])[511], ("SKIP", "one CPU"))
+
+    def test_equally_specific_rules_that_disagree(self):
+        rules, problems = table("101 qemu-tcg SKIP a\n101,102 qemu-tcg,bochs-haswell SKIP b\n")
+        self.assertEqual(problems, [])
+        _, conflicts = expectations.expect(rules, "qemu-tcg", [101, 102])
+        self.assertEqual(len(conflicts), 1)
+        self.assertIn("t.txt:1", conflicts[0])
+        self.assertIn("t.txt:2", conflicts[0])
+        _, conflicts = expectations.expect(rules, "bochs-haswell", [101])
+        self.assertEqual(conflicts, [])
+
+    def test_malformed_lines(self):
+        bad = ["101 qemu-tcg", "101 qemu-tcg MAYBE x", "10 all PASS", "1000 all PASS", "105-101 all PASS",
+               "1x all PASS", "foo all PASS", "101, all PASS", "101 qemu-tcg,, PASS"]
+        for line in bad:
+            rules, problems = table(line + "\n")
+            self.assertEqual(len(problems), 1, line)
+            self.assertEqual(rules, [], line)
+            self.assertIn("t.txt:1", problems[0])
+
+    def test_reasons_required(self):
+        for line in ["101 all FAIL", "101 all SKIP", "101 all FAIL UNEXPLAINED: x",
+                     "101 all SKIP UNEXPLAINED", "101 all FAIL QEMU gets it wrong (no source named)"]:
+            _, problems = table(line + "\n")
+            self.assertEqual(len(problems), 1, line)
+        for line in ["101 all FAIL QEMU: translate.c disas_insn()", "101 all FAIL deliberate: self-test",
+                     "101 all PASS", "101 all SKIP CPUID.01H:EDX.DS[21]=0"]:
+            _, problems = table(line + "\n")
+            self.assertEqual(problems, [], line)
+
+    def test_unknown_platform_group_or_empty_glob(self):
+        for line in ["101 qemu-tgc PASS", "101 bochs2.8 PASS", "101 kvm* PASS", "101 qemu-tcg,nosuch PASS"]:
+            _, problems = table(line + "\n")
+            self.assertEqual(len(problems), 1, line)
+            self.assertIn("platform", problems[0])
+
+    def test_stale_rules(self):
+        rules, _ = table("101 all PASS\n119 all SKIP gone\npt all SKIP x\n")
+        self.assertEqual(len(expectations.stale(rules, [101, 401])), 1)
+
+    def test_update_adds_rules_for_changed_cells_only(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "e.txt")
+            open(path, "w").write("# head\n102 tcg FAIL translate.c f()\n113 all SKIP no LBR\n"
+                                  "511 qemu-tcg SKIP one CPU\n")
+            rules, problems = expectations.parse(open(path).read(), path, NAMES, GROUPS)
+            self.assertEqual(problems, [])
+            exp, _ = expectations.expect(rules, "qemu-tcg", [101, 102, 113, 114, 511])
+            results = {101: ("a", "PASS", ""), 102: ("b", "FAIL", ""), 113: ("c", "PASS", ""),
+                       114: ("d", "FAIL", ""), 511: ("e", "SKIP", "two CPUs now")}
+            changes = expectations.update(path, "qemu-tcg", exp, results)
+            self.assertEqual(len(changes), 3)
+            text = open(path).read()
+            self.assertIn("102 tcg FAIL translate.c f()", text)       # kept
+            self.assertIn("113 all SKIP no LBR", text)                # kept: a new rule goes over it
+            self.assertNotIn("SKIP    one CPU", text)
+            lines = text.splitlines()
+            self.assertTrue(lines[3].startswith("511") and lines[3].endswith("two CPUs now"))  # replaced in place
+            self.assertTrue(any(l.startswith("113") and "qemu-tcg" in l and "PASS" in l for l in lines[4:]))
+            self.assertTrue(any(l.startswith("114") and "UNEXPLAINED" in l for l in lines[4:]))
+            rules, problems = expectations.parse(text, path, NAMES, GROUPS)
+            self.assertEqual(len(problems), 1)        # the UNEXPLAINED FAIL wants its source
+            # --exp: only that cell
+            open(path, "w").write("# head\n")
+            self.assertEqual(len(expectations.update(path, "qemu-tcg", exp, results, {114})), 1)
+
+    def test_run_only(self):
+        self.assertEqual(matrix.run_only("run=debug,platform cpu=all", [104, 101]), "run=101,104 cpu=all")
+
+
+class TheTable(unittest.TestCase):
+    """tests/expect/expect.txt and tests/platforms.py themselves."""
+
+    def test_the_table_is_well_formed_and_unambiguous(self):
+        names = list(platforms.BY_NAME)
+        rules, problems = expectations.load(names, platforms.groups(), [expectations.TABLE])
+        self.assertEqual(problems, [])
+        self.assertTrue(rules)
+        for p in names:
+            _, conflicts = expectations.expect(rules, p, range(100, 1000))
+            self.assertEqual(conflicts, [], p)
+
+    def test_platform_command_lines(self):
+        for p in platforms.PLATFORMS:
+            if p.emulator == "qemu":
+                q = platforms.qemu_argv(p, vars_file="/tmp/vars", net_script="s.ipxe")
+                self.assertIn("isa-debug-exit,iobase=0xf4,iosize=4", q)
+                self.assertEqual(q[q.index("-smp") + 1], str(p.smp))
+            else:
+                self.assertIn(f"count={p.smp}, model={p.cpu}", platforms.bochsrc(p, "x.iso", "com1"))
+        q = platforms.qemu_argv(platforms.override(platforms.get("qemu-tcg"), ["cpu=max", "smp=2"]),
+                                append="run=101")
+        self.assertEqual(q[-4:], ["-kernel", platforms.ELF, "-append", "run=101"])
+        self.assertIn("max", q)
+        priv = platforms.dataclasses.replace(platforms.get("qemu-tcg"), binary="/opt/q/bin/qemu", firmware_dir="/opt/q/share")
+        self.assertEqual(platforms.qemu_argv(priv)[:3], ["/opt/q/bin/qemu", "-L", "/opt/q/share"])
+        with self.assertRaises(KeyError):
+            platforms.get("nosuch")
+        with self.assertRaises(ValueError):
+            platforms.qemu_argv(platforms.get("qemu-ovmf-iso"))
 
 
 if __name__ == "__main__":

@@ -5,8 +5,8 @@
 # As root it runs apt-get; otherwise it prints the exact command and fails.
 set -eu
 build=(make gcc binutils grub-common grub-pc-bin grub-efi-amd64-bin xorriso mtools
-       qemu-system-x86 seabios ovmf ipxe-qemu libipt-dev)
-test=(python3 bochs bochsbios vgabios clang libclang-rt-14-dev zbar-tools)
+       qemu-system-x86 seabios ovmf ipxe-qemu libipt-dev python3)
+test=(bochs bochsbios vgabios clang libclang-rt-14-dev zbar-tools)
 case "${1:-test}" in
 build) want=("${build[@]}") ;;
 *) want=("${build[@]}" "${test[@]}") ;;

@@ -6,7 +6,7 @@
 set -u
 cd "$(dirname "$0")/.."
 CC=${CC:-gcc}
-KCFLAGS=${KCFLAGS:--std=c11 -O2 -Wall -Wextra -Werror -ffreestanding -mcmodel=kernel -m64 -Iinc -Ikernel -Ilib}
+KCFLAGS=${KCFLAGS:--std=c11 -O2 -Wall -Wextra -Werror -ffreestanding -fno-pic -fno-pie -mcmodel=kernel -m64 -Iinc -Ikernel -Ilib}
 d=$(mktemp -d /tmp/tracelab-registry.XXXXXX)
 trap 'rm -rf "$d"' EXIT
 pass=0 fail=0

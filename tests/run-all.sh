@@ -39,7 +39,7 @@ echo "harness: $(( ${hn:-0} - hfail )) passed, $hfail failed" | tee $B/harness-s
 count $B/harness-summary.log
 
 echo "== registry build checks (tests/registry-check.sh)"
-CC=${CC:-gcc} tests/registry-check.sh > $B/registry.log 2>&1
+make -s check-registry > $B/registry.log 2>&1
 grep -v '^registry: ok' $B/registry.log
 count $B/registry.log
 

@@ -23,6 +23,11 @@ grep -E '^not ok|^#' $B/host-tests.log | head -40
 tail -1 $B/host-tests.log
 count $B/host-tests.log
 
+echo "== Debug Store dump decoder (tests/dsdump-check.sh)"
+tests/dsdump-check.sh > $B/dsdump.log 2>&1
+grep -E 'FAILED|^dsdump: [0-9]' $B/dsdump.log | tail -20
+count $B/dsdump.log
+
 echo "== QR encoder read by zbarimg (tests/qr-zbar.sh)"
 tests/qr-zbar.sh > $B/qr-zbar.log 2>&1
 grep -E 'FAIL|^qr-zbar: [0-9]' $B/qr-zbar.log | tail -20

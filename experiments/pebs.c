@@ -9,7 +9,12 @@
  * the record holds the state after the instruction (RIP = next instruction),
  * otherwise before it; either way RIP is the address right after the `mov $k, %eax`
  * whose result is in the record's RAX, which is what these experiments check.
- * Counters are stopped (GLOBAL_CTRL) before PEBS_ENABLE is cleared. */
+ * Counters are stopped (GLOBAL_CTRL) before PEBS_ENABLE is cleared.
+ *
+ * Which counter takes which event, which processors may not use PEBS at all
+ * (errata), and whether the record is skid-free (PDIR) are per model:
+ * lib/pebs_model.c, host-tested over every row.  A PEBS counter's event select
+ * has INT clear: its PMI comes from the DS buffer threshold. */
 #include "apic.h"
 #include "bts.h"
 #include "apicdef.h"

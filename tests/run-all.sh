@@ -33,8 +33,8 @@ tests/qr-zbar.sh > $B/qr-zbar.log 2>&1
 grep -E 'FAIL|^qr-zbar: [0-9]' $B/qr-zbar.log | tail -20
 count $B/qr-zbar.log
 
-echo "== harness tests (tests/test_matrix.py)"
-if python3 tests/test_matrix.py > $B/harness.log 2>&1; then hf=0; else hf=1; fi
+echo "== harness and tool tests (tests/test_*.py: matrix, tlreport)"
+if python3 -m unittest discover -s tests -p "test_*.py" > $B/harness.log 2>&1; then hf=0; else hf=1; fi
 hn=$(grep -oE 'Ran [0-9]+ tests' $B/harness.log | grep -oE '[0-9]+')
 hfail=$(grep -oE '(failures|errors)=[0-9]+' $B/harness.log | grep -oE '[0-9]+' | awk '{ s += $1 } END { print s + 0 }')
 [ $hf = 0 ] && hfail=0

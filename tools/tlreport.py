@@ -154,7 +154,7 @@ def diff(a, b, out):
         if va is None or vb is None:
             say(f"{label}: A {va!r}, B {vb!r}")
             continue
-        wa, wb = va.split(), vb.split()
+        wa, wb = re.split(r"[ ,]+", va), re.split(r"[ ,]+", vb)
         words = [f"{x} -> {y}" for x, y in zip(wa, wb) if x != y]
         if len(wa) != len(wb) or len(words) > 4:
             say(f"{label}:\n    A: {va}\n    B: {vb}")
@@ -222,7 +222,8 @@ def write(run, name, machine, outdir):
         run.fields.get("cpu", "").split(" ")[0], "cpu")
     brand = re.sub(r"\((r|tm)\)|\bcpu\b|\bprocessor\b|@.*|\d+-core", "", cpu, flags=re.I)
     if not name:
-        name = slug(f"{vendor} {brand}") or "machine"
+        b = slug(brand)
+        name = b if b.startswith(vendor + "-") else slug(f"{vendor} {brand}") or "machine"
     path = os.path.join(outdir, name + ".md")
     boot = run.fields.get("boot", "")
     sysl = run.fields.get("sys", "")

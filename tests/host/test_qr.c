@@ -397,3 +397,84 @@ TEST(qr_penalty_rules)
 	q.size = 21;
 	CHECK_EQ(qr_penalty(&q), 42 * 19 + 400 * 3 + 100);
 }
+
+/* ---- lib/qrlayout.c: where the codes go ----------------------------------- */
+#include "qrlayout.h"
+
+/* The final screen: a header, two lines of failures across the width, the
+ * block (lines of about 60-72 columns), at a framebuffer size and glyph scale. */
+static void screen_area(struct qr_area *a, uint32_t w, uint32_t h, uint32_t scale, size_t len)
+{
+	memset(a, 0, sizeof *a);
+	a->cell_w = 8 * scale;
+	a->cell_h = 16 * scale;
+	a->rows = h / a->cell_h - 1;            /* the status bar is not ours */
+	a->width = w / a->cell_w * a->cell_w;
+	a->height = a->rows * a->cell_h;
+	uint32_t cols = w / a->cell_w;
+	static const uint16_t block[] = { 72, 72, 60, 34, 72, 70, 60, 62, 72, 72, 40, 30, 64, 54, 50, 55, 50, 55, 47 };
+	a->row_end[0] = (uint16_t)(cols < 72 ? cols : 72);
+	a->row_end[1] = (uint16_t)cols;
+	for (size_t i = 0; i < sizeof block / sizeof block[0] && i + 2 < a->rows; i++)
+		a->row_end[i + 2] = block[i] < cols ? block[i] : (uint16_t)cols;
+	a->len = len;
+	a->min_scale = 2;
+	a->max_scale = 8;
+}
+
+static bool overlaps_text(const struct qr_area *a, const struct qr_plan *p)
+{
+	for (int i = 0; i < p->count; i++)
+		for (uint32_t r = 0; r < a->rows; r++) {
+			uint32_t y0 = r * a->cell_h;
+			if (y0 + a->cell_h > p->y[i] && y0 < p->y[i] + p->side &&
+			    a->row_end[r] * a->cell_w > p->x[i])
+				return true;
+		}
+	return false;
+}
+
+TEST(qr_layout_screen_sizes)
+{
+	static const struct { uint32_t w, h, scale; size_t len; int fits; } t[] = {
+		{ 640, 480, 1, 2200, 0 },       /* no room at 2 px per module: text only */
+		{ 800, 600, 1, 2200, 1 },
+		{ 1024, 768, 1, 2200, 1 },
+		{ 1280, 800, 1, 2200, 1 },
+		{ 1920, 1080, 2, 2200, 1 },
+		{ 2560, 1600, 3, 2200, 1 },
+		{ 1920, 1080, 2, 900, 1 },
+		{ 3840, 2160, 3, 4000, 1 },     /* needs two symbols */
+	};
+	static struct qr_area a;
+	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+		struct qr_plan p;
+		screen_area(&a, t[i].w, t[i].h, t[i].scale, t[i].len);
+		int ok = qr_layout(&a, &p);
+		if (!CHECK_EQ(ok, t[i].fits))
+			printf("#   %ux%u\n", t[i].w, t[i].h);
+		if (!ok)
+			continue;
+		CHECK(p.scale >= 2 && p.scale <= 8);
+		CHECK_EQ(p.side, (uint32_t)(QR_SIZE(p.version) + 2 * QR_QUIET) * p.scale);
+		CHECK(!overlaps_text(&a, &p));
+		size_t per = 0;
+		for (int k = 0; k < p.count; k++) {
+			CHECK(p.x[k] + p.side <= a.width && p.y[k] + p.side <= a.height);
+			size_t n = p.from[k + 1] - p.from[k];
+			per = n > per ? n : per;
+		}
+		CHECK_EQ(p.from[0], 0);
+		CHECK_EQ(p.from[p.count], t[i].len);
+		CHECK(per <= qr_capacity(p.version, p.ecc, p.count > 1));
+		printf("#   %ux%u, %zu bytes: %d symbol(s), version %d-%c, %u px per module\n", t[i].w, t[i].h,
+		       t[i].len, p.count, p.version, "LMQH"[p.ecc], p.scale);
+	}
+	/* fewer symbols win; then more pixels per module */
+	screen_area(&a, 1280, 800, 1, 2200);
+	struct qr_plan p;
+	CHECK(qr_layout(&a, &p) && p.count == 1 && p.scale == 4);
+	a.max_scale = p.scale - 1;
+	struct qr_plan q2;
+	CHECK(qr_layout(&a, &q2) && q2.scale == p.scale - 1 && q2.count <= p.count);
+}

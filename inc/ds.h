@@ -142,6 +142,45 @@ int ds_plan_layout(enum ds_format fmt, unsigned pebs_fmt, uint64_t bts_bytes, ui
  * non-paged) is false. */
 int ds_placement_check(uint64_t lo, uint64_t len, uint64_t code_lo, uint64_t code_hi, bool contiguous);
 
+/* ---- The whole save area, computed in one place ----------------------------
+ * What the kernel needs to know to allocate, install and read a DS save area,
+ * from what an experiment asks for: the format, the PEBS record format, the record
+ * counts, sizes and thresholds.  ds_layout_size() gives the allocation (bytes and
+ * alignment); ds_layout() places everything at the allocation's base address and
+ * checks it (the SDM's rules, ds_area_check()); ds_layout_write() puts the
+ * buffer pointers into the management area image.  The kernel only allocates,
+ * writes IA32_DS_AREA and reads. */
+struct ds_spec {
+	enum ds_format fmt;
+	unsigned pebs_fmt;              /* IA32_PERF_CAPABILITIES.PEBS_FMT: the area's size */
+	uint32_t bts_records;           /* 0: no BTS buffer */
+	uint32_t bts_thresh_rec;        /* in records from base; > bts_records: circular (BTINT=0) */
+	uint32_t bts_guard_records;     /* BTS records of guard before the PEBS buffer */
+	uint32_t pebs_records;          /* 0: no PEBS buffer */
+	uint32_t pebs_thresh_rec;       /* in records from base, <= pebs_records */
+	uint32_t pebs_rec_size;         /* bytes per PEBS record (the adaptive size, too) */
+};
+
+#define DS_AREA_ALIGN   4096u   /* own pages: never a page shared with code (SDM) */
+
+struct ds_layout {
+	struct ds_spec spec;
+	uint64_t area;                  /* the management area: the allocation's base */
+	uint64_t total;                 /* bytes of the allocation */
+	unsigned mgmt_size;             /* ds_mgmt_size(fmt, pebs_fmt) */
+	uint32_t bts_rec;               /* ds_bts_record_size(fmt) */
+	enum ds_use bts_use;            /* circular or interrupting, from the threshold */
+	struct ds_buf bts, pebs;        /* all zero for an absent buffer */
+};
+
+/* Bytes and alignment of the allocation the spec needs.  DS_OK or DS_ERR_. */
+int ds_layout_size(const struct ds_spec *s, uint64_t *bytes, uint64_t *align);
+/* The whole layout at `area` (DS_AREA_ALIGN aligned): DS_OK or the first DS_ERR_. */
+int ds_layout(const struct ds_spec *s, uint64_t area, struct ds_layout *out);
+/* Write both buffers' pointers into the management area image (at least
+ * l->mgmt_size bytes); the counter reset slots are left as they are. */
+void ds_layout_write(void *mgmt, const struct ds_layout *l);
+
 /* Read / write a whole buffer's four pointers in a management area image. */
 void ds_get_buf(const void *area, enum ds_format fmt, bool pebs, struct ds_buf *b);
 void ds_put_buf(void *area, enum ds_format fmt, bool pebs, const struct ds_buf *b);

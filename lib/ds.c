@@ -289,3 +289,52 @@ int ds_plan_layout(enum ds_format fmt, unsigned pebs_fmt, uint64_t bts_bytes, ui
 	out->total = page_up(at);
 	return DS_OK;
 }
+
+int ds_layout_size(const struct ds_spec *s, uint64_t *bytes, uint64_t *align)
+{
+	struct ds_plan pl;
+	uint32_t bts_rec = ds_bts_record_size(s->fmt);
+	int e = ds_plan_layout(s->fmt, s->pebs_fmt, (uint64_t)s->bts_records * bts_rec,
+			       (uint64_t)s->pebs_records * s->pebs_rec_size,
+			       (uint64_t)s->bts_guard_records * bts_rec, &pl);
+	if (e)
+		return e;
+	*bytes = pl.total;
+	*align = DS_AREA_ALIGN;
+	return DS_OK;
+}
+
+int ds_layout(const struct ds_spec *s, uint64_t area, struct ds_layout *out)
+{
+	struct ds_plan pl;
+	int e;
+
+	*out = (struct ds_layout){ .spec = *s, .area = area };
+	out->mgmt_size = ds_mgmt_size(s->fmt, s->pebs_fmt);
+	out->bts_rec = ds_bts_record_size(s->fmt);
+	out->bts_use = s->bts_thresh_rec > s->bts_records ? DS_USE_CIRCULAR : DS_USE_INTERRUPT;
+	if (area % DS_AREA_ALIGN)
+		return DS_ERR_AREA_MISALIGNED;
+	e = ds_plan_layout(s->fmt, s->pebs_fmt, (uint64_t)s->bts_records * out->bts_rec,
+			   (uint64_t)s->pebs_records * s->pebs_rec_size,
+			   (uint64_t)s->bts_guard_records * out->bts_rec, &pl);
+	if (e)
+		return e;
+	out->total = pl.total;
+	if (s->bts_records &&
+	    (e = ds_buf_layout(s->fmt, area + pl.bts_off, out->bts_rec, s->bts_records,
+			       s->bts_thresh_rec, out->bts_use, &out->bts)))
+		return e;
+	if (s->pebs_records &&
+	    (e = ds_buf_layout(s->fmt, area + pl.pebs_off, s->pebs_rec_size, s->pebs_records,
+			       s->pebs_thresh_rec, DS_USE_INTERRUPT, &out->pebs)))
+		return e;
+	return ds_area_check(s->fmt, s->pebs_fmt, area, s->bts_records ? &out->bts : 0, out->bts_rec,
+			     s->pebs_records ? &out->pebs : 0, s->pebs_rec_size);
+}
+
+void ds_layout_write(void *mgmt, const struct ds_layout *l)
+{
+	ds_put_buf(mgmt, l->spec.fmt, false, &l->bts);
+	ds_put_buf(mgmt, l->spec.fmt, true, &l->pebs);
+}

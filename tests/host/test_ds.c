@@ -211,3 +211,69 @@ TEST(ds_plan_guard)
 	CHECK_EQ(pl.pebs_off, 0x3000);
 	CHECK_EQ(ds_plan_layout(DS_FMT64, 4, 1ull << 41, 100, 1, &pl), DS_ERR_WRAPS);
 }
+
+/* The whole save area from the format, record counts, thresholds and a base. */
+TEST(ds_layout_whole_area)
+{
+	/* ex14-9 style: a circular BTS buffer and a PEBS buffer interrupting when full */
+	struct ds_spec s = { .fmt = DS_FMT64, .pebs_fmt = 4, .bts_records = 42, .bts_thresh_rec = 43,
+			     .bts_guard_records = 32, .pebs_records = 4, .pebs_thresh_rec = 4,
+			     .pebs_rec_size = 200 };
+	uint64_t bytes, align;
+	CHECK_EQ(ds_layout_size(&s, &bytes, &align), DS_OK);
+	CHECK_EQ(align, 4096);
+	CHECK_EQ(bytes, 0x3000);                /* mgmt page, BTS + guard page, PEBS page */
+	struct ds_layout l;
+	CHECK_EQ(ds_layout(&s, 0x200000, &l), DS_OK);
+	CHECK_EQ(l.total, bytes);
+	CHECK_EQ(l.mgmt_size, 0x100);
+	CHECK_EQ(l.bts_rec, 24);
+	CHECK_EQ(l.bts_use, DS_USE_CIRCULAR);
+	CHECK_EQ(l.bts.base, 0x201000);
+	CHECK_EQ(l.bts.index, 0x201000);
+	CHECK_EQ(l.bts.max, 0x201000 + 42 * 24);
+	CHECK_EQ(l.bts.thresh, 0x201000 + 43 * 24);
+	CHECK_EQ(l.pebs.base, 0x202000);
+	CHECK(l.pebs.base >= l.bts.max + 32 * 24);
+	CHECK_EQ(l.pebs.max, 0x202000 + 800);
+	CHECK_EQ(l.pebs.thresh, l.pebs.max);
+	uint8_t mgmt[DS_MGMT_SIZE_64_MAX];
+	memset(mgmt, 0, sizeof mgmt);
+	ds_layout_write(mgmt, &l);
+	CHECK_EQ(ds_get(mgmt, DS_FMT64, DS_BTS_THRESH), l.bts.thresh);
+	CHECK_EQ(ds_get(mgmt, DS_FMT64, DS_PEBS_BASE), 0x202000);
+	CHECK_EQ(ds_get(mgmt, DS_FMT64, DS_PEBS_THRESH), 0x202000 + 800);
+	CHECK_EQ(ds_get_gp_reset(mgmt, DS_FMT64, 4, 0), 0);
+	/* an interrupting BTS buffer, no PEBS: the PEBS pointers stay zero */
+	s = (struct ds_spec){ .fmt = DS_FMT64, .pebs_fmt = 5, .bts_records = 200, .bts_thresh_rec = 168,
+			      .bts_guard_records = 32 };
+	CHECK_EQ(ds_layout(&s, 0x400000, &l), DS_OK);
+	CHECK_EQ(l.mgmt_size, 0x1c0);
+	CHECK_EQ(l.bts_use, DS_USE_INTERRUPT);
+	CHECK_EQ(l.bts.thresh, 0x401000 + 168 * 24);
+	CHECK_EQ(l.pebs.base, 0);
+	CHECK_EQ(l.total, 0x3000);              /* 4800 bytes of BTS: two pages */
+	/* PEBS only */
+	s = (struct ds_spec){ .fmt = DS_FMT64, .pebs_records = 10, .pebs_thresh_rec = 1, .pebs_rec_size = 176 };
+	CHECK_EQ(ds_layout(&s, 0x400000, &l), DS_OK);
+	CHECK_EQ(l.bts.base, 0);
+	CHECK_EQ(l.pebs.base, 0x401000);
+	CHECK_EQ(l.pebs.thresh, 0x401000 + 176);
+	/* errors, each the SDM rule it breaks */
+	CHECK_EQ(ds_layout(&s, 0x400800, &l), DS_ERR_AREA_MISALIGNED);
+	CHECK_EQ(ds_layout(&s, 0x0000800000000000ull, &l), DS_ERR_NONCANONICAL);
+	s.pebs_thresh_rec = 11;
+	CHECK_EQ(ds_layout(&s, 0x400000, &l), DS_ERR_THRESH_ABOVE_MAX);
+	s.pebs_thresh_rec = 0;
+	CHECK_EQ(ds_layout(&s, 0x400000, &l), DS_ERR_THRESH_AT_BASE);
+	s.pebs_thresh_rec = 1;
+	s.pebs_rec_size = 0;
+	CHECK_EQ(ds_layout(&s, 0x400000, &l), DS_ERR_REC_SIZE);
+	s = (struct ds_spec){ .fmt = DS_FMT32, .bts_records = 10, .bts_thresh_rec = 11 };
+	CHECK_EQ(ds_layout(&s, 0xfffff000ull, &l), DS_ERR_WRAPS);
+	CHECK_EQ(ds_layout(&s, 0x100000, &l), DS_OK);
+	CHECK_EQ(l.bts_rec, 12);
+	CHECK_EQ(l.mgmt_size, 0x28);
+	CHECK_EQ(ds_layout_size(&s, &bytes, &align), DS_OK);
+	CHECK_EQ(bytes, 0x2000);
+}

@@ -163,6 +163,11 @@ struct ds_area *ds_active(void)
 	return active;
 }
 
+void ds_forget(void)
+{
+	active = 0;
+}
+
 uint64_t ds_read(const struct ds_area *d, enum ds_field f)
 {
 	const volatile uint8_t *p = d->mgmt + ds_field_offset(d->fmt, f);

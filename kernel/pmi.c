@@ -91,6 +91,7 @@ void pmi_reset(void)
 		clients[i] = 0;
 	n_pmi = n_spurious = 0;
 	pebs_seen = 0;
+	ds_forget();
 }
 
 uint32_t pmi_count(void)

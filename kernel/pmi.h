@@ -55,6 +55,9 @@ int ds_create(struct ds_area *d, uint32_t bts_records, uint32_t bts_thresh_rec,
 const char *ds_install(struct ds_area *d);
 void ds_uninstall(struct ds_area *d);
 struct ds_area *ds_active(void);
+/* Forget the active area (the runner's arena is reset after each experiment,
+ * an aborted one included): pmi_reset() calls it. */
+void ds_forget(void);
 uint64_t ds_read(const struct ds_area *d, enum ds_field f);     /* volatile */
 void ds_write(struct ds_area *d, enum ds_field f, uint64_t v);
 void ds_buf_get(const struct ds_area *d, bool pebs, struct ds_buf *b);

@@ -4,6 +4,7 @@
 #include "apic.h"
 #include "console.h"
 #include "dr.h"
+#include "msr.h"
 #include "percpu.h"
 #include "pmi.h"
 #include "runner.h"
@@ -108,6 +109,28 @@ static void abandon_in_service(void)
 		apic_lvt_pmi_unmask();
 }
 
+/* An experiment is being abandoned (an exception nobody expected, or the
+ * watchdog): branch tracing stops here, before the register dump and the
+ * runner's report are printed, or each of their branches would be stored in
+ * the experiment's BTS buffer (and, with BTINT and the threshold passed, raise
+ * a PMI nobody drains) or traced by PT.  Only the enable bits, outermost first
+ * (SDM vol.3 17.4.9: TR/BTS/BTINT off before anything else of the DS;
+ * 32.2.8.2: a WRMSR to IA32_RTIT_CTL clearing TraceEn is always allowed); the
+ * runner's restore puts back everything else. */
+static void abandon_tracing(void)
+{
+	uint64_t v;
+	const uint64_t dbg = DEBUGCTL_TR | DEBUGCTL_BTS | DEBUGCTL_BTINT | DEBUGCTL_LBR | DEBUGCTL_BTF;
+	if (rdmsr_safe(IA32_DEBUGCTL, &v) && (v & dbg)) {
+		wrmsr_safe(IA32_DEBUGCTL, v & ~dbg);
+		kprintf("# tracing stopped: IA32_DEBUGCTL was 0x%llx\n", (unsigned long long)v);
+	}
+	if (rdmsr_safe(IA32_RTIT_CTL, &v) && (v & RTIT_CTL_TRACEEN)) {
+		wrmsr_safe(IA32_RTIT_CTL, v & ~RTIT_CTL_TRACEEN);
+		kprintf("# tracing stopped: IA32_RTIT_CTL was 0x%llx\n", (unsigned long long)v);
+	}
+}
+
 static bool fixup(struct trap_frame *tf)
 {
 	for (const struct ex_entry *e = __ex_table_start; e < __ex_table_end; e++) {
@@ -167,6 +190,8 @@ void trap_dispatch(struct trap_frame *tf)
 		pmi_handler(tf);
 		return;
 	case VEC_TIMER:
+		/* the timer is armed only as an experiment's watchdog: it ends one */
+		abandon_tracing();
 		apic_eoi();
 		runner_watchdog(tf);
 		return;
@@ -181,6 +206,7 @@ void trap_dispatch(struct trap_frame *tf)
 	}
 	if ((v == 13 || v == 6) && fixup(tf))
 		return;
+	abandon_tracing();
 	abandon_in_service();
 	runner_unexpected(tf);
 }

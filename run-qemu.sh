@@ -23,6 +23,9 @@
 #                 and its menu instead
 #     -p NAME     boot as the matrix platform NAME boots (tests/platforms.py list);
 #                 the other options then change it (-r/-a: its command line)
+#     -q VER      which QEMU: 7 (Debian's 7.2, qemu-system-x86_64 on PATH) or 10
+#                 (10.0 from bookworm-backports, fetched by `tools/deps.sh test`
+#                 into ~/.cache/tracelab/qemu-10.0)                         [7]
 # The command line comes from tests/platforms.py, where every platform is defined:
 # qemu-tcg by default, qemu-seabios-iso with -i, qemu-ovmf-iso with -u,
 # qemu-netboot with -N.
@@ -31,9 +34,9 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 run="" args="" iso=0 uefi=0 usb=0 kvm=0 cpu_model="" smp="" gdb=0 display=0 serial=stdio
-platform="" net=0
+platform="" net=0 qver=7
 iso_path="$here/build/tracelab.iso"
-while getopts "r:a:iuUkc:s:gdnI:Np:h" o; do
+while getopts "r:a:iuUkc:s:gdnI:Np:q:h" o; do
 	case $o in
 	r) run=$OPTARG ;;
 	a) args=$OPTARG ;;
@@ -49,7 +52,8 @@ while getopts "r:a:iuUkc:s:gdnI:Np:h" o; do
 	I) iso_path=$OPTARG ;;
 	N) net=1 ;;
 	p) platform=$OPTARG ;;
-	*) sed -n '2,30p' "$0"; exit 2 ;;
+	q) qver=$OPTARG ;;
+	*) sed -n '2,33p' "$0"; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -65,6 +69,15 @@ if [ $net = 1 ] && [ $iso = 1 ]; then
 	[ -f "$here/build/netboot/boot/tracelab.elf" ] || { echo "run-qemu.sh: no build/netboot (make netdir)" >&2; exit 2; }
 	set_+=(--set boot=grub-net)
 fi
+case $qver in
+7|7.2) ;;
+10|10.0)
+	# tools/deps.sh test's command for it (its own ROMs, SeaBIOS and modules)
+	q10="$("$here/tools/backports.sh" dir qemu-10.0)/qemu-system-x86_64"
+	[ -x "$q10" ] || { echo "run-qemu.sh: no $q10: run tools/deps.sh test" >&2; exit 2; }
+	set_+=(--set binary="$q10") ;;
+*) echo "run-qemu.sh: -q $qver: 7 or 10" >&2; exit 2 ;;
+esac
 [ $usb = 1 ] && set_+=(--set boot=usb)
 [ $kvm = 1 ] && set_+=(--set accel=kvm)
 [ -n "$cpu_model" ] && set_+=(--set cpu="$cpu_model")

@@ -90,6 +90,9 @@ static void lvt_plumbing(void)
 		exp_skip("APIC timer not calibrated: PIT channel 2 gave no time base");
 		return;
 	}
+	/* which interface every access below goes through (kernel/apic.c) */
+	diag("local APIC in %s mode: registers through %s", apic_x2apic() ? "x2APIC" : "xAPIC",
+	     apic_x2apic() ? "MSRs 800H-83FH" : "the MMIO page");
 	uint32_t lvtpc = apic_lvt_pmi();
 	check_eq("LVT perfmon vector", lvtpc & 0xff, VEC_PMI);
 	check_eq("LVT perfmon delivery mode (fixed) and mask", lvtpc & (0x700 | LVT_MASKED), 0);
@@ -105,7 +108,7 @@ static void lvt_plumbing(void)
 
 	trap_set_handler(VEC_PMI, pmi_isr);
 	pmi_hits = 0;
-	apic_icr_send(apic_id(), VEC_PMI | 0x40000);     /* fixed, self shorthand */
+	apic_icr_send(apic_id(), VEC_PMI | ICR_DEST_SELF);       /* fixed, self shorthand */
 	delay_us(1000);
 	check_eqd("self-IPI on the PMI vector reaches its handler", pmi_hits, 1);
 }

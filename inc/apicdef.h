@@ -21,7 +21,8 @@
 #define   ICR_STARTUP       0x00600
 #define   ICR_LEVEL_ASSERT  0x04000
 #define   ICR_TRIGGER_LEVEL 0x08000
-#define   ICR_BUSY          0x01000
+#define   ICR_BUSY          0x01000     /* delivery status: xAPIC only */
+#define   ICR_DEST_SELF     0x40000     /* destination shorthand 01: self */
 #define APIC_LVT_TIMER  0x320
 #define   LVT_TIMER_ONESHOT  0x00000
 #define   LVT_TIMER_PERIODIC 0x20000
@@ -43,11 +44,25 @@
 #define APIC_TIMER_CCR  0x390
 #define APIC_TIMER_DCR  0x3e0
 #define   APIC_TIMER_DIV_16 0x3
+#define APIC_SELF_IPI   0x3f0   /* x2APIC only (SDM 11.12.11): MSR 83FH */
+#define APIC_VERSION_VER(v)     ((v) & 0xff)
+#define APIC_VERSION_MAXLVT(v)  (((v) >> 16) & 0xff)
+
+/* x2APIC: the register at xAPIC offset `off` is MSR 800H + off/16 (SDM 11.12.1.2,
+ * table 11-6).  The ICR is one 64-bit MSR (830H), destination in bits 63:32,
+ * no delivery-status bit (SDM 11.12.9); 831H (the xAPIC ICR high half) and 80EH
+ * (DFR) do not exist.  The LDR (80DH) is read-only and derived from the x2APIC ID
+ * (SDM 11.12.10.2): cluster ID[19:4] in bits 31:16, 1 << ID[3:0] in bits 15:0. */
+#define X2APIC_MSR(off)         (0x800u + ((off) >> 4))
+#define X2APIC_ICR_DEST_SHIFT   32
+#define X2APIC_LDR(id)          ((((id) >> 4) & 0xffffu) << 16 | 1u << ((id) & 0xf))
+#define X2APIC_BROADCAST        0xffffffffu
 
 /* tracelab's interrupt vectors */
 #define VEC_USER_RETURN 0x80    /* ring 3 -> kernel: "user function finished" */
 #define VEC_PMI         0xf0    /* LVT performance-monitor entry */
 #define VEC_TIMER       0xf1    /* LVT timer: experiment watchdog */
+#define VEC_APIC_TEST   0xf2    /* IPIs the APIC experiments send (503, 504) */
 #define VEC_ERROR       0xfe
 #define VEC_SPURIOUS    0xff
 

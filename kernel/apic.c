@@ -16,14 +16,14 @@ uint64_t apic_ticks_per_ms(void) { return ticks_per_ms; }
 uint32_t apic_read(uint32_t reg)
 {
 	if (x2)
-		return (uint32_t)rdmsr(0x800 + (reg >> 4));
+		return (uint32_t)rdmsr(X2APIC_MSR(reg));
 	return *(volatile uint32_t *)(mmio + reg);
 }
 
 void apic_write(uint32_t reg, uint32_t v)
 {
 	if (x2)
-		wrmsr(0x800 + (reg >> 4), v);
+		wrmsr(X2APIC_MSR(reg), v);
 	else
 		*(volatile uint32_t *)(mmio + reg) = v;
 }
@@ -75,7 +75,8 @@ void apic_lvt_pmi_unmask(void)
 void apic_icr_send(uint32_t dest, uint32_t low)
 {
 	if (x2) {
-		wrmsr(0x800 + (APIC_ICR_LOW >> 4), (uint64_t)dest << 32 | low);
+		/* one 64-bit write, destination in 63:32, no delivery status to poll (SDM 11.12.9) */
+		wrmsr(X2APIC_MSR(APIC_ICR_LOW), (uint64_t)dest << X2APIC_ICR_DEST_SHIFT | low);
 		return;
 	}
 	apic_write(APIC_ICR_HIGH, dest << 24);
@@ -116,10 +117,14 @@ void apic_init(void)
 {
 	uint64_t base = rdmsr(IA32_APIC_BASE);
 	x2 = (cpuid(1, 0).ecx & CPUID_1_ECX_X2APIC) || (base & APIC_BASE_EXTD);
-	if (x2)
-		wrmsr(IA32_APIC_BASE, base | APIC_BASE_EN | APIC_BASE_EXTD);
-	else
-		wrmsr(IA32_APIC_BASE, base | APIC_BASE_EN);
+	/* SDM 11.12.5, figure 11-27: from disabled (EN=0, EXTD=0) straight to x2APIC
+	 * (EN=1, EXTD=1) is an invalid transition (#GP); go through xAPIC mode first. */
+	if (!(base & APIC_BASE_EN)) {
+		base |= APIC_BASE_EN;
+		wrmsr(IA32_APIC_BASE, base);
+	}
+	if (x2 && !(base & APIC_BASE_EXTD))
+		wrmsr(IA32_APIC_BASE, base | APIC_BASE_EXTD);
 	mmio = (volatile uint8_t *)(uintptr_t)(base & APIC_BASE_ADDR_MASK);
 
 	apic_write(APIC_TPR, 0);

@@ -6,18 +6,30 @@
  * not sharing a page with code, and the same for every address space.  exp_alloc()
  * gives zeroed, contiguous, identity-mapped memory in the kernel's arena, and we
  * keep it page aligned so it never shares a page with code. */
-#include "pmi.h"
 #include "bts.h"
 #include "cpu.h"
 #include "cpuid.h"
-#include "experiment.h"
+#include "ds_area.h"
 #include "fmt.h"
 #include "mem.h"
 #include "msr.h"
+#include "trap.h"
 #include "x86.h"
 
 static struct ds_area *active;
 static char reason[96];
+static void (*diag)(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void (*on_install)(uint64_t pebs_base);
+
+void ds_set_diag(void (*fn)(const char *fmt, ...))
+{
+	diag = fn;
+}
+
+void ds_set_install_hook(void (*fn)(uint64_t pebs_base))
+{
+	on_install = fn;
+}
 
 static const char *ds_common_unavailable(void)
 {
@@ -144,7 +156,8 @@ const char *ds_install(struct ds_area *d)
 	}
 	d->installed = true;
 	active = d;
-	pmi_pebs_seen_set(ds_read(d, DS_PEBS_BASE));
+	if (on_install)
+		on_install(ds_read(d, DS_PEBS_BASE));
 	return 0;
 }
 
@@ -206,7 +219,7 @@ void ds_rewind(struct ds_area *d, bool pebs)
 
 void ds_dump(const struct ds_area *d)
 {
-	if (exp_verbosity() < 1)
+	if (!diag)
 		return;
 	diag("DS management area at 0x%llx (%s format, IA32_DS_AREA)",
 	     (unsigned long long)(uintptr_t)d->mgmt, d->fmt == DS_FMT64 ? "64-bit" : "32-bit");
@@ -232,7 +245,7 @@ void ds_dump(const struct ds_area *d)
 
 void ds_dump_bts(const struct ds_area *d, bool wrapped)
 {
-	if (exp_verbosity() < 1 || !d->bts_records)
+	if (!diag || !d->bts_records)
 		return;
 	struct ds_buf b;
 	ds_buf_get(d, false, &b);
@@ -253,7 +266,7 @@ void ds_dump_bts(const struct ds_area *d, bool wrapped)
 
 void ds_dump_pebs(const struct ds_area *d)
 {
-	if (exp_verbosity() < 1 || !d->pebs_records)
+	if (!diag || !d->pebs_records)
 		return;
 	struct ds_buf b;
 	ds_buf_get(d, true, &b);
@@ -309,7 +322,7 @@ static void raw_records(const struct ds_area *d, bool pebs, struct ds_buf *b, ui
 
 void ds_dump_raw(const struct ds_area *d, const char *name)
 {
-	if (exp_verbosity() < 1 || !d->mgmt)
+	if (!diag || !d->mgmt)
 		return;
 	diag("ds-dump begin %s area=0x%llx pebs_fmt=%u layout=%d cfg=0x%llx timed=%d split=%d", name,
 	     (unsigned long long)(uintptr_t)d->mgmt, d->pebs_fmt, (int)d->pebs_layout,

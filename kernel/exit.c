@@ -4,7 +4,7 @@
 #include "cmdline.h"
 #include "console.h"
 #include "report.h"
-#include "runner.h"
+#include "exit.h"
 #include "x86.h"
 
 extern struct cmdline kcmdline;

@@ -55,8 +55,11 @@ struct experiment {
 		.book = (book_), .needs = (needs_), .summary = (summary_),	\
 		.run = (fn_), .file = __FILE__, __VA_ARGS__ }
 
-/* Results only get worse within an experiment: PASS < SKIP < FAIL. */
-enum verdict { V_PASS, V_SKIP, V_FAIL };
+/* Results only get worse within an experiment: PASS < SKIP < FAIL.  TIMEOUT is
+ * the runner's, for a CPU that never came back from an experiment. */
+enum verdict { V_PASS, V_SKIP, V_FAIL, V_TIMEOUT, V_NVERDICTS };
+
+/* The checks below are kernel/results.c's: the one owner of results. */
 
 /* One KTAP subtest line: "ok N what: observed=... expected=..." (printf format). */
 bool check(bool cond, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -76,5 +79,9 @@ void vdiag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Current verdict of the running experiment. */
 enum verdict exp_verdict(void);
 int exp_verbosity(void);
+/* Context for the checks that follow: each pushed prefix starts their
+ * descriptions ("DR2: len 4: ..."), until popped. */
+void prefix_push(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void prefix_pop(void);
 
 #endif

@@ -9,7 +9,15 @@
 #include "fmt.h"
 #include "kmem.h"
 #include "percpu.h"
+#include "ds_area.h"
+#include "exit.h"
+#include "ktap.h"
+#include "pmi.h"
+#include "report.h"
+#include "results.h"
 #include "runner.h"
+#include "trap.h"
+#include "user.h"
 #include "screen.h"
 #include "serial.h"
 #include "smp.h"
@@ -62,6 +70,14 @@ void kernel_main64(void)
 	cpu_tables_init(c);
 	idt_init();
 	idt_load();
+	/* Who handles what: each owner registered here, so the layers below call
+	 * up into no one (trap.c knows no runner, ds.c no PMI handler). */
+	trap_set_unexpected(runner_unexpected);
+	trap_set_default(VEC_PMI, pmi_handler);
+	trap_set_default(VEC_USER_RETURN, user_return);
+	ds_set_install_hook(pmi_pebs_seen_set);
+	ktap_init();
+	report_init();
 	serial_init();
 	read_boot_info(&bootinfo);
 	screen_init(&bootinfo);

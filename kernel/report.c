@@ -10,6 +10,7 @@
 #include "cpuid.h"
 #include "fmt.h"
 #include "report.h"
+#include "results.h"
 #include "screen.h"
 #include "smp.h"
 #include "str.h"
@@ -18,141 +19,62 @@
 
 extern struct boot_info bootinfo;
 
-#define MAX_ENTRIES 256
-#define NAME_LEN 28
+/* ---- the status bar: a writer of kernel/results.c -------------------------- */
 
-static struct entry {
-	uint32_t num;
-	char name[NAME_LEN];
-	uint16_t n[sizeof REPORT_VERDICTS - 1];     /* per verdict letter */
-} entries[MAX_ENTRIES];
-static int nentries, dropped;
-static int planned, done_results, npass, nfail, nskip;
-static bool run_started, run_summarized;
-static char now[NAME_LEN + 12];
-
-/* ---- collecting ---------------------------------------------------------- */
-
-static bool is_failure(int v)
-{
-	return REPORT_VERDICTS[v] == 'F' || REPORT_VERDICTS[v] == 'T' || REPORT_VERDICTS[v] == 'E';
-}
+static char now[80];
 
 static void update_status(void)
 {
 	char s[160];
-	if (!run_started)
+	const struct results_totals *t = results_totals();
+	if (!t->started)
 		return;
-	tl_snprintf(s, sizeof s, " tracelab  %d/%d done   pass %d  fail %d  skip %d   %s%s", done_results,
-		    planned, npass, nfail, nskip, now[0] ? "running: " : "", now);
+	tl_snprintf(s, sizeof s, " tracelab  %d/%d done   pass %d  fail %d  skip %d   %s%s", t->done,
+		    t->planned, t->n[V_PASS], t->n[V_FAIL] + t->n[V_TIMEOUT], t->n[V_SKIP],
+		    now[0] ? "running: " : "", now);
 	screen_status(s);
 }
 
-void report_record(uint32_t num, const char *name, char verdict)
+static void status_plan(int planned)
 {
-	int v = 0;
-	while (REPORT_VERDICTS[v] && REPORT_VERDICTS[v] != verdict)
-		v++;
-	if (!REPORT_VERDICTS[v])
-		v = 1;                          /* unknown: count it as a failure */
-	struct entry *e = 0;
-	for (int i = 0; i < nentries; i++)
-		if (entries[i].num == num)
-			e = &entries[i];
-	if (!e && nentries < MAX_ENTRIES) {
-		e = &entries[nentries++];
-		e->num = num;
-		tl_strlcpy(e->name, name, sizeof e->name);
-	}
-	if (e)
-		e->n[v]++;
-	else
-		dropped++;
-	done_results++;
-	if (is_failure(v))
-		nfail++;
-	else if (REPORT_VERDICTS[v] == 'S')
-		nskip++;
-	else
-		npass++;
+	update_status();
+}
+
+static void status_open(const struct results_block *b)
+{
+	tl_strlcpy(now, b->label, sizeof now);
+	update_status();
+}
+
+static void status_close(const struct results_block *b)
+{
 	now[0] = 0;
 	update_status();
 }
 
-static bool starts(const char *s, const char *prefix)
+static const struct results_sink status_bar = {
+	.plan = status_plan, .open = status_open, .close = status_close,
+};
+
+void report_init(void)
 {
-	return !tl_strncmp(s, prefix, tl_strlen(prefix));
+	results_add_sink(&status_bar);
 }
 
-static const char *number(const char *s, uint32_t *out)
+/* ---- verdicts as the report's letters ------------------------------------------ */
+
+static const char letter[V_NVERDICTS] = { 'P', 'S', 'F', 'T' };
+/* the order the letters take in a mixed token: "PFSTE" */
+static const enum verdict token_order[] = { V_PASS, V_FAIL, V_SKIP, V_TIMEOUT };
+
+static bool is_failure(enum verdict v)
 {
-	uint32_t v = 0;
-	const char *p = s;
-	while (*p >= '0' && *p <= '9')
-		v = v * 10 + (uint32_t)(*p++ - '0');
-	*out = v;
-	return p == s ? 0 : p;
+	return v == V_FAIL || v == V_TIMEOUT;
 }
 
-static const char *word(const char *s, char *dst, size_t n)
+static int nfail(const struct results_totals *t)
 {
-	size_t i = 0;
-	while (*s && *s != ' ') {
-		if (i + 1 < n)
-			dst[i++] = *s;
-		s++;
-	}
-	dst[i] = 0;
-	return s;
-}
-
-static const char *find(const char *s, const char *what)
-{
-	size_t n = tl_strlen(what);
-	for (; *s; s++)
-		if (!tl_strncmp(s, what, n))
-			return s;
-	return 0;
-}
-
-void report_line(const char *s)
-{
-	uint32_t test_no, num, n;
-	char name[NAME_LEN];
-	if (starts(s, "1..")) {                 /* the top-level plan (subtest plans are indented) */
-		if (number(s + 3, &n) && n > 0) {
-			planned = (int)n;
-			run_started = true;
-			update_status();
-		}
-		return;
-	}
-	if (starts(s, "# tracelab: pass:")) {
-		run_summarized = true;
-		return;
-	}
-	if (starts(s, "    # Subtest: ")) {
-		const char *p = number(s + 15, &num);
-		if (p && *p == ' ') {
-			word(p + 1, name, sizeof name);
-			tl_snprintf(now, sizeof now, "%u %s", num, name);
-			update_status();
-		}
-		return;
-	}
-	bool ok = starts(s, "ok ");
-	if (!ok && !starts(s, "not ok "))
-		return;
-	const char *p = number(s + (ok ? 3 : 7), &test_no);
-	if (!p || *p != ' ' || !(p = number(p + 1, &num)) || *p != ' ')
-		return;                         /* not "ok N NUM name": not an experiment result */
-	word(p + 1, name, sizeof name);
-	char v = 'P';
-	if (!ok)
-		v = find(p, " # TIMEOUT") ? 'T' : find(p, " # ERROR") ? 'E' : 'F';
-	else if (find(p, " # SKIP"))
-		v = 'S';
-	report_record(num, name, v);
+	return t->n[V_FAIL] + t->n[V_TIMEOUT];
 }
 
 /* ---- the block ----------------------------------------------------------- */
@@ -184,28 +106,32 @@ static void out_line(sink_fn out, int color, const char *fmt, ...)
 	out(b, color);
 }
 
-static void token(const struct entry *e, char *b, size_t n, int *color)
+static void token(const struct results_record *e, char *b, size_t n, int *color)
 {
-	int kinds = 0, last = 0, total = 0;
-	for (int v = 0; REPORT_VERDICTS[v]; v++)
+	int kinds = 0, total = 0;
+	enum verdict last = V_PASS;
+	for (unsigned k = 0; k < sizeof token_order / sizeof token_order[0]; k++) {
+		enum verdict v = token_order[k];
 		if (e->n[v]) {
 			kinds++;
 			last = v;
 			total += e->n[v];
 		}
-	*color = is_failure(last) ? SC_FAIL : REPORT_VERDICTS[last] == 'S' ? SC_SKIP : SC_PASS;
+	}
+	*color = is_failure(last) ? SC_FAIL : last == V_SKIP ? SC_SKIP : SC_PASS;
 	if (kinds == 1 && total == 1) {
-		tl_snprintf(b, n, "%u%c", e->num, REPORT_VERDICTS[last]);
+		tl_snprintf(b, n, "%u%c", e->num, letter[last]);
 		return;
 	}
 	if (kinds == 1) {
-		tl_snprintf(b, n, "%u%c*%d", e->num, REPORT_VERDICTS[last], total);
+		tl_snprintf(b, n, "%u%c*%d", e->num, letter[last], total);
 		return;
 	}
 	int k = tl_snprintf(b, n, "%u", e->num);
-	for (int v = 0; REPORT_VERDICTS[v] && k < (int)n; v++) {
+	for (unsigned o = 0; o < sizeof token_order / sizeof token_order[0] && k < (int)n; o++) {
+		enum verdict v = token_order[o];
 		if (e->n[v])
-			k += tl_snprintf(b + k, n - (size_t)k, "%c%u", REPORT_VERDICTS[v], e->n[v]);
+			k += tl_snprintf(b + k, n - (size_t)k, "%c%u", letter[v], e->n[v]);
 		if (e->n[v] && is_failure(v))
 			*color = SC_FAIL;
 	}
@@ -273,7 +199,9 @@ static void block(sink_fn out)
 	out_line(out, SC_NORMAL, "# boot: \"%.30s\" cmdline \"%.36s\"\n", bootinfo.loader_name, args);
 
 	/* results: a line per family (hundreds), wrapped to stay under 72 columns */
-	int used = 0;
+	int nentries, used = 0;
+	const struct results_record *entries = results_records(&nentries);
+	const struct results_totals *t = results_totals();
 	uint32_t fam = ~0u;
 	for (int i = 0; i < nentries; i++) {
 		char t[40];
@@ -293,26 +221,24 @@ static void block(sink_fn out)
 	}
 	if (nentries)
 		out("\n", SC_NORMAL);
-	if (dropped)
-		out_line(out, SC_FAIL, "# result: %d more results not recorded (report full)\n", dropped);
-	out_line(out, nfail ? SC_FAIL : SC_PASS, "# sum: pass:%d fail:%d skip:%d total:%d planned:%d\n",
-		 npass, nfail, nskip, done_results, planned);
+	if (t->dropped)
+		out_line(out, SC_FAIL, "# result: %d more results not recorded (report full)\n", t->dropped);
+	out_line(out, nfail(t) ? SC_FAIL : SC_PASS, "# sum: pass:%d fail:%d skip:%d total:%d planned:%d\n",
+		 t->n[V_PASS], nfail(t), t->n[V_SKIP], t->done, t->planned);
 	out("# ---- end of tracelab hardware report ----\n", SC_HEAD);
 }
 
-static bool failed(const struct entry *e)
+static bool failed(const struct results_record *e)
 {
-	for (int v = 0; REPORT_VERDICTS[v]; v++)
-		if (e->n[v] && is_failure(v))
-			return true;
-	return false;
+	return e->n[V_FAIL] || e->n[V_TIMEOUT];
 }
 
 /* The experiments that failed, by name, so the screen says what to look at:
  * at most two lines of them. */
 static void failures(void)
 {
-	int nbad = 0, shown = 0, w = (int)screen_cols(), lines = 1;
+	int nentries, nbad = 0, shown = 0, w = (int)screen_cols(), lines = 1;
+	const struct results_record *entries = results_records(&nentries);
 	for (int i = 0; i < nentries; i++)
 		nbad += failed(&entries[i]);
 	if (!nbad)
@@ -342,9 +268,37 @@ static void failures(void)
 	screen_puts("\n", SC_NORMAL);
 }
 
+/* The block as text, for a caller that draws it elsewhere (QR codes). */
+static struct { char *buf; size_t size, len; } text_out;
+
+static void to_text(const char *s, int color)
+{
+	for (; *s; s++) {
+		if (text_out.len + 1 < text_out.size)
+			text_out.buf[text_out.len] = *s;
+		text_out.len++;
+	}
+	if (text_out.size)
+		text_out.buf[text_out.len < text_out.size ? text_out.len : text_out.size - 1] = 0;
+}
+
+size_t report_text(char *buf, size_t size)
+{
+	text_out.buf = buf;
+	text_out.size = size;
+	text_out.len = 0;
+	if (size)
+		buf[0] = 0;
+	block(to_text);
+	return text_out.len;
+}
+
 void report_final(bool all_passed, bool cpu_only)
 {
-	bool ran = run_started && run_summarized;
+	const struct results_totals *t = results_totals();
+	int nentries;
+	(void)results_records(&nentries);
+	bool ran = t->started && t->finished;
 	if (!ran && !cpu_only && !nentries)
 		return;                 /* nothing ran (command-line error): the screen says why */
 	block(to_console);
@@ -359,9 +313,9 @@ void report_final(bool all_passed, bool cpu_only)
 	} else {
 		char b[160];
 		tl_snprintf(b, sizeof b, "tracelab: %s  -  %d passed, %d failed, %d skipped, %d of %d run\n",
-			    nfail ? "SOME EXPERIMENTS FAILED" : "all experiments passed or skipped",
-			    npass, nfail, nskip, done_results, planned);
-		screen_puts(b, nfail ? SC_FAIL : SC_PASS);
+			    nfail(t) ? "SOME EXPERIMENTS FAILED" : "all experiments passed or skipped",
+			    t->n[V_PASS], nfail(t), t->n[V_SKIP], t->done, t->planned);
+		screen_puts(b, nfail(t) ? SC_FAIL : SC_PASS);
 		failures();
 	}
 	block(to_screen);

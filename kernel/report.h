@@ -4,20 +4,21 @@
 #ifndef KERNEL_REPORT_H
 #define KERNEL_REPORT_H
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* Verdict letters of the report: P pass, F fail, S skip, T timeout (a CPU that
- * did not come back), E error.  A result counts as failed for F, T and E. */
+ * did not come back), E error (not produced by this kernel; kept in the format).
+ * A result counts as failed for F, T and E.  The results are kernel/results.c's
+ * records: the report reads them, it parses no text. */
 #define REPORT_VERDICTS "PFSTE"
 
-/* One line of console output, as the screen saw it (without the newline).  The
- * results are taken from the KTAP itself: the plan line "1..N", each top-level
- * "ok N NUM name ..." / "not ok N NUM name ..." line and each "# Subtest:" line
- * (for the status bar).  So the report says exactly what the log says, and the
- * runner needs no hook. */
-void report_line(const char *line);
-/* One result, for a caller that has it first-hand (verdict: one of REPORT_VERDICTS). */
-void report_record(uint32_t num, const char *name, char verdict);
+/* Registers the screen's status bar ("12/50 done  pass 9 ... running: 113 lbr")
+ * as a writer of kernel/results.c. */
+void report_init(void);
+/* The hardware report block, exactly as report_final() prints it, into buf (NUL
+ * terminated, cut to size); returns the length it needs. */
+size_t report_text(char *buf, size_t size);
 /* The end of the run (kernel_exit): the report block to the console; then, when
  * the run reached its summary (or cpu_only: report=cpu), the screen is cleared
  * and shows the summary and the report where a person sees them without

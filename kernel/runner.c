@@ -3,18 +3,21 @@
  * does wrong — an unexpected exception or a hang (watchdog) fails that
  * experiment with a dump, a leaked debug/PMU/trace setting fails it too, and the
  * run goes on with the next one. */
-#include <stdarg.h>
 #include "apic.h"
 #include "console.h"
 #include "cpu.h"
 #include "cr.h"
 #include "dr.h"
+#include "ds_area.h"
+#include "exit.h"
 #include "experiment.h"
 #include "fmt.h"
 #include "kmem.h"
 #include "msr.h"
 #include "percpu.h"
 #include "pmi.h"
+#include "results.h"
+#include "ctx.h"
 #include "runner.h"
 #include "smp.h"
 #include "str.h"
@@ -28,140 +31,12 @@ static int nreg;
 
 static struct {
 	const struct experiment *e;
-	enum verdict v;
-	int nchecks;
-	char reason[160];
 	bool active;
 	bool timed_out;
 	struct kctx ctx;
-	int verbose;
 	uint32_t watchdog_ms;
 	uint32_t cpu;            /* the CPU running e: only its traps resume rs.ctx */
-	char name[64];           /* the block's and its result line's: "101 int3 cpu=1 rep=2" */
 } rs;
-
-/* ---- check helpers ------------------------------------------------------- */
-
-static void worsen(enum verdict v)
-{
-	if (v > rs.v)
-		rs.v = v;
-}
-
-/* KTAP: a description "can be any string of words (can't include #)"; a '#'
- * starts the directive, so a reader would take the rest of the line for one.
- * Write "vector 3 (BP)", "DB", "GP".  A '#' that slips into a description or a
- * SKIP reason is a bug of the experiment: it is replaced and the experiment
- * fails, so the matrix shows it (self-test 905). */
-static bool unhash(char *s)
-{
-	bool found = false;
-	for (; *s; s++)
-		if (*s == '#') {
-			*s = '?';
-			found = true;
-		}
-	return found;
-}
-
-static bool report(bool ok, const char *fmt, va_list ap)
-{
-	char buf[400];
-	tl_vsnprintf(buf, sizeof buf, fmt, ap);
-	bool hashed = unhash(buf);
-	ok = ok && !hashed;
-	rs.nchecks++;
-	console_color(ok ? 1 : 2);
-	kprintf("    %s %d %s%s\n", ok ? "ok" : "not ok", rs.nchecks, buf,
-		hashed ? " [runner error: '?' was a hash sign, which KTAP forbids in a description]" : "");
-	console_color(0);
-	if (!ok)
-		worsen(V_FAIL);
-	return ok;
-}
-
-bool check(bool cond, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	bool r = report(cond, fmt, ap);
-	va_end(ap);
-	return r;
-}
-
-static bool check_fmt(bool cond, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	bool r = report(cond, fmt, ap);
-	va_end(ap);
-	return r;
-}
-
-bool check_eq(const char *what, uint64_t observed, uint64_t expected)
-{
-	return check_fmt(observed == expected, "%s: 0x%llx (expected 0x%llx)", what,
-			 (unsigned long long)observed, (unsigned long long)expected);
-}
-
-bool check_eqd(const char *what, uint64_t observed, uint64_t expected)
-{
-	return check_fmt(observed == expected, "%s: %llu (expected %llu)", what,
-			 (unsigned long long)observed, (unsigned long long)expected);
-}
-
-void exp_skip(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	if (rs.v == V_PASS)
-		tl_vsnprintf(rs.reason, sizeof rs.reason, fmt, ap);
-	va_end(ap);
-	if (rs.v == V_PASS && unhash(rs.reason)) {
-		kprintf("    # runner error: a hash sign in the SKIP reason (shown as '?'): %s\n", rs.reason);
-		worsen(V_FAIL);
-	}
-	worsen(V_SKIP);
-}
-
-void exp_fail(const char *fmt, ...)
-{
-	char buf[300];
-	va_list ap;
-	va_start(ap, fmt);
-	tl_vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	kprintf("    # FAIL: %s\n", buf);
-	worsen(V_FAIL);
-}
-
-static void vdiag_at(int level, const char *fmt, va_list ap)
-{
-	if (rs.verbose < level)
-		return;
-	char buf[400];
-	tl_vsnprintf(buf, sizeof buf, fmt, ap);
-	kprintf("    # %s\n", buf);
-}
-
-void diag(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vdiag_at(0, fmt, ap);
-	va_end(ap);
-}
-
-void vdiag(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vdiag_at(1, fmt, ap);
-	va_end(ap);
-}
-
-enum verdict exp_verdict(void) { return rs.v; }
-int exp_verbosity(void) { return rs.verbose; }
 
 /* ---- machine state: what every experiment must leave as it found it ------ */
 
@@ -388,74 +263,60 @@ static int verify(const struct machine_state *b, const struct machine_state *a)
 	for (unsigned i = 0; i < 5; i++) {
 		int n = drs[i];
 		if (a->dr[n] != b->dr[n]) {
-			kprintf("    # leaked: DR%d=0x%llx (found 0x%llx)\n", n,
+			diag("leaked: DR%d=0x%llx (found 0x%llx)", n,
 				(unsigned long long)a->dr[n], (unsigned long long)b->dr[n]);
 			leaks++;
 		}
 	}
 	if (a->cr4 != b->cr4) {
-		kprintf("    # leaked: CR4=0x%llx (found 0x%llx)\n", (unsigned long long)a->cr4,
+		diag("leaked: CR4=0x%llx (found 0x%llx)", (unsigned long long)a->cr4,
 			(unsigned long long)b->cr4);
 		leaks++;
 	}
 	for (unsigned i = 0; i < NTRACKED; i++) {
 		if (msr_present[i] && tracked[i].leak_checked && a->msr[i] != b->msr[i]) {
-			kprintf("    # leaked: %s=0x%llx (found 0x%llx)\n", tracked[i].name,
+			diag("leaked: %s=0x%llx (found 0x%llx)", tracked[i].name,
 				(unsigned long long)a->msr[i], (unsigned long long)b->msr[i]);
 			leaks++;
 		}
 	}
 	for (unsigned i = 0; i < NLVT; i++) {
 		if (lvt_present[i] && a->lvt[i] != b->lvt[i]) {
-			kprintf("    # leaked: APIC %s=0x%x (found 0x%x)\n", lvts[i].name, a->lvt[i],
+			diag("leaked: APIC %s=0x%x (found 0x%x)", lvts[i].name, a->lvt[i],
 				b->lvt[i]);
 			leaks++;
 		}
 	}
 	for (unsigned i = 0; i < n_ext_lvt; i++) {
 		if (a->ext_lvt[i] != b->ext_lvt[i]) {
-			kprintf("    # leaked: APIC extended LVT%u=0x%x (found 0x%x)\n", i, a->ext_lvt[i],
+			diag("leaked: APIC extended LVT%u=0x%x (found 0x%x)", i, a->ext_lvt[i],
 				b->ext_lvt[i]);
 			leaks++;
 		}
 	}
 	if (a->isr != b->isr) {
-		kprintf("    # leaked: APIC ISR: vector %d in service (found %d)\n", a->isr, b->isr);
+		diag("leaked: APIC ISR: vector %d in service (found %d)", a->isr, b->isr);
 		leaks++;
 	}
 	/* A skipped experiment that left everything as found reports no check at
 	 * all: a passing one would make a KTAP reader count it as passed. */
-	if (rs.v == V_SKIP && leaks == 0)
+	if (exp_verdict() == V_SKIP && leaks == 0)
 		vdiag("state left as found (DR0-3, DR7, CR4, %u MSRs, %u APIC LVTs)", n_msr_present,
 		      n_lvt_present + n_ext_lvt);
 	else
-		check_fmt(leaks == 0, "state left as found (DR0-3, DR7, CR4, %u MSRs, %u APIC LVTs): %d changed (expected 0)",
-			  n_msr_present, n_lvt_present + n_ext_lvt, leaks);
+		check(leaks == 0, "state left as found (DR0-3, DR7, CR4, %u MSRs, %u APIC LVTs): %d changed (expected 0)",
+		      n_msr_present, n_lvt_present + n_ext_lvt, leaks);
 	return leaks;
-}
-
-/* ---- the block ----------------------------------------------------------- */
-
-/* The block is held on the console until its number of checks is known, then
- * printed with the plan first (KTAP: the plan follows the version line).  An
- * early end releases it at once with the checks still to come: the exception or
- * watchdog check and the state check (more = 2). */
-static void block_release(int more)
-{
-	char head[160];
-	if (!console_holding())
-		return;
-	tl_snprintf(head, sizeof head, "    KTAP version 1\n    # Subtest: %s\n    1..%d\n", rs.name,
-		    rs.nchecks + more);
-	console_release(head);
 }
 
 /* ---- trap-context entry points ------------------------------------------- */
 
+/* An early end flushes the held block with the checks still to come: the
+ * exception or watchdog check and the state check (2). */
 void runner_unexpected(struct trap_frame *tf)
 {
 	bool resumable = rs.active && rs.cpu == this_cpu()->index;
-	block_release(resumable ? 2 : 0);
+	results_flush(resumable ? 2 : 0);
 	kprintf("# unexpected exception or interrupt:\n");
 	trap_dump(tf);
 	if (resumable) {
@@ -469,9 +330,10 @@ void runner_unexpected(struct trap_frame *tf)
 
 void runner_watchdog(struct trap_frame *tf)
 {
+	apic_eoi();
 	if (!rs.active || rs.cpu != this_cpu()->index)
 		return;
-	block_release(2);
+	results_flush(2);
 	kprintf("    # watchdog: experiment %llu still running after %u ms\n",
 		(unsigned long long)rs.e->num, rs.watchdog_ms);
 	trap_dump(tf);
@@ -547,9 +409,6 @@ static void list_registry(void)
 
 /* ---- running ------------------------------------------------------------- */
 
-static struct { int pass, fail, skip; } tally;
-static int test_no;
-
 static void run_one(const struct experiment *e, const char *suffix)
 {
 	struct machine_state before, after;
@@ -559,12 +418,12 @@ static void run_one(const struct experiment *e, const char *suffix)
 	write_dr6(DR6_INIT);
 	write_rflags(read_rflags() & ~(uint64_t)(RFLAGS_TF | RFLAGS_AC));
 	snapshot(&before);
-	rs = (__typeof__(rs)){ .e = e, .verbose = rs.verbose, .watchdog_ms = rs.watchdog_ms,
-			       .cpu = this_cpu()->index };
-	tl_snprintf(rs.name, sizeof rs.name, "%llu %s%s", (unsigned long long)e->num, e->name, suffix);
+	rs = (__typeof__(rs)){ .e = e, .watchdog_ms = rs.watchdog_ms, .cpu = this_cpu()->index };
+	char label[64];
+	tl_snprintf(label, sizeof label, "%llu %s%s", (unsigned long long)e->num, e->name, suffix);
 	trap_reset_handlers();
 	arena_reset();
-	console_hold();
+	results_open((uint32_t)e->num, e->name, label);
 	if (e->book && e->book[0])
 		vdiag("reproduces book experiment %s; needs %s", e->book, e->needs);
 	uint64_t t0 = rdtsc();
@@ -577,8 +436,7 @@ static void run_one(const struct experiment *e, const char *suffix)
 	} else {
 		/* resumed from trap context: an exception or the watchdog */
 		cli();
-		worsen(V_FAIL);
-		check_fmt(false, "%s: experiment ran to completion", rs.timed_out ? "watchdog" : "exception");
+		check(false, "%s: experiment ran to completion", rs.timed_out ? "watchdog" : "exception");
 	}
 	rs.active = false;
 	apic_watchdog_arm(0);
@@ -590,23 +448,7 @@ static void run_one(const struct experiment *e, const char *suffix)
 	verify(&before, &after);
 	restore(&before, &after);
 	vdiag("%llu TSC cycles", (unsigned long long)(t1 - t0));
-	block_release(0);
-
-	test_no++;
-	if (rs.v == V_FAIL) {
-		tally.fail++;
-		console_color(2);
-		kprintf("not ok %d %s\n", test_no, rs.name);
-	} else if (rs.v == V_SKIP) {
-		tally.skip++;
-		console_color(3);
-		kprintf("ok %d %s # SKIP %s\n", test_no, rs.name, rs.reason);
-	} else {
-		tally.pass++;
-		console_color(1);
-		kprintf("ok %d %s\n", test_no, rs.name);
-	}
-	console_color(0);
+	results_close();
 	sti();
 }
 
@@ -624,21 +466,18 @@ static void run_one_remote(void *arg)
 static void run_on(int cpu, const struct experiment *e, const char *suffix)
 {
 	struct remote_run r = { e, suffix };
+	char label[64], why[64];
+	tl_snprintf(label, sizeof label, "%llu %s%s", (unsigned long long)e->num, e->name, suffix);
 	if (!smp_cpu_online(cpu)) {
-		test_no++;
-		tally.skip++;
-		kprintf("ok %d %llu %s%s # SKIP cpu%d went offline earlier in this run\n", test_no,
-			(unsigned long long)e->num, e->name, suffix, cpu);
+		tl_snprintf(why, sizeof why, "cpu%d went offline earlier in this run", cpu);
+		results_unrun((uint32_t)e->num, e->name, label, V_SKIP, why);
 		return;
 	}
 	if (smp_call(cpu, run_one_remote, &r, 2 * rs.watchdog_ms + 5000))
 		return;
-	block_release(0);
 	rs.active = false;
-	test_no++;
-	tally.fail++;
-	kprintf("not ok %d %llu %s%s # TIMEOUT cpu%d did not return\n", test_no,
-		(unsigned long long)e->num, e->name, suffix, cpu);
+	tl_snprintf(why, sizeof why, "cpu%d did not return", cpu);
+	results_unrun((uint32_t)e->num, e->name, label, V_TIMEOUT, why);
 }
 
 void runner_main(const struct cmdline *cl)
@@ -651,8 +490,10 @@ void runner_main(const struct cmdline *cl)
 	write_dr7(DR7_INIT);
 	for (int i = 0; i < 4; i++)
 		write_dr(i, 0);
-	rs.verbose = cl->verbose;
+	results_set_verbosity(cl->verbose);
+	ds_set_diag(cl->verbose >= 1 ? diag : 0);
 	rs.watchdog_ms = cl->watchdog_ms;
+	trap_set_default(VEC_TIMER, runner_watchdog);
 	/* A refusal is KTAP too: the reason as diagnostics, which a KTAP reader
 	 * shows for a run of 0 tests, then the empty plan. */
 	if (!validate(cl, err, sizeof err)) {
@@ -675,7 +516,7 @@ void runner_main(const struct cmdline *cl)
 	int planned = 0, ncpu = cl->cpu == CMD_CPU_ALL ? (int)ncpus_online : 1;
 	for (int i = 0; i < nreg; i++)
 		planned += selectable(cl, reg[i]) * cl->reps * ncpu;
-	kprintf("KTAP version 1\n1..%d\n", planned);
+	results_plan(planned);
 	for (int i = 0; i < nreg; i++) {
 		if (!selectable(cl, reg[i]))
 			continue;
@@ -695,7 +536,7 @@ void runner_main(const struct cmdline *cl)
 			}
 		}
 	}
-	kprintf("# tracelab: pass:%d fail:%d skip:%d total:%d\n", tally.pass, tally.fail,
-		tally.skip, tally.pass + tally.fail + tally.skip);
-	kernel_exit(tally.fail == 0);
+	results_finish();
+	const struct results_totals *t = results_totals();
+	kernel_exit(t->n[V_FAIL] + t->n[V_TIMEOUT] == 0);
 }

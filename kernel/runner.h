@@ -5,15 +5,9 @@
 #include "trap.h"
 
 void runner_main(const struct cmdline *cl);
-/* From trap context: an exception nobody expected, or the watchdog fired. */
+/* Registered with kernel/trap.c: an exception nobody expected (main.c registers
+ * it at boot), and the APIC timer that is the experiment watchdog. */
 void runner_unexpected(struct trap_frame *tf) __attribute__((noreturn));
 void runner_watchdog(struct trap_frame *tf);
-void user_return(struct trap_frame *tf);
-void idt_load(void);
-void kernel_exit(bool all_passed) __attribute__((noreturn));
-
-struct kctx { uint64_t rip, rsp, rbp, rbx, r12, r13, r14, r15; };
-int ctx_save(struct kctx *c) __attribute__((returns_twice));
-void ctx_resume(struct kctx *c) __attribute__((noreturn));
 
 #endif

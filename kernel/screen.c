@@ -11,7 +11,6 @@
 #include <stdint.h>
 #include "fmt.h"
 #include "mem.h"
-#include "report.h"
 #include "screen.h"
 #include "x86.h"
 
@@ -30,10 +29,6 @@ static uint16_t text[MAXR][MAXC];       /* what should be on the screen */
 static uint16_t shown[MAXR][MAXC];      /* what is */
 static char status[MAXC + 1];
 static bool status_on;
-
-/* the line being printed, for the KTAP tap (report_line) */
-static char line[200];
-static uint32_t line_len;
 
 /* VGA text attributes per colour */
 static volatile uint16_t *const vga = (volatile uint16_t *)0xb8000;
@@ -273,15 +268,6 @@ static void put(char c)
 
 void screen_putc(char c)
 {
-	if (c == '\n') {
-		line[line_len] = 0;
-		line_len = 0;
-		put(c);
-		report_line(line);      /* after the newline: report may redraw the status bar */
-		return;
-	}
-	if (c != '\r' && line_len < sizeof line - 1)
-		line[line_len++] = c;
 	put(c);
 }
 

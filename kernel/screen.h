@@ -9,8 +9,7 @@
 enum { SC_NORMAL, SC_PASS, SC_FAIL, SC_SKIP, SC_HEAD, SC_BRIGHT, SC_STATUS, SC_NCOLORS };
 
 void screen_init(const struct boot_info *bi);
-/* Every character the console prints.  Each completed line is also handed to
- * report_line() (kernel/report.c), which picks the results out of the KTAP. */
+/* Every character the console prints. */
 void screen_putc(char c);
 void screen_color(int c);
 /* Screen-only output (the final summary): no serial, no KTAP tap. */

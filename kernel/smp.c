@@ -12,7 +12,6 @@
 #include "console.h"
 #include "cr.h"
 #include "mem.h"
-#include "runner.h"
 #include "smp.h"
 #include "trap.h"
 #include "x86.h"

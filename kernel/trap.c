@@ -6,8 +6,6 @@
 #include "dr.h"
 #include "msr.h"
 #include "percpu.h"
-#include "pmi.h"
-#include "runner.h"
 #include "trap.h"
 #include "x86.h"
 
@@ -20,7 +18,9 @@ struct __attribute__((packed)) gate64 {
 
 static struct gate64 idt[256] __attribute__((aligned(16)));
 extern char trap_entries[];
-static trap_handler_t handlers[256];
+static trap_handler_t handlers[256];     /* the experiment's */
+static trap_handler_t defaults[256];     /* the owners' */
+static trap_handler_t unexpected;
 
 struct ex_entry { uint64_t fault, fixup; };
 extern const struct ex_entry __ex_table_start[], __ex_table_end[];
@@ -81,11 +81,14 @@ void trap_reset_handlers(void)
 		handlers[v] = 0;
 }
 
-/* A weak stand-in until the shared PMI handler (kernel/pmi.c) is linked. */
-__attribute__((weak)) void pmi_handler(struct trap_frame *tf)
+void trap_set_default(int vector, trap_handler_t h)
 {
-	apic_lvt_pmi_unmask();
-	apic_eoi();
+	defaults[vector & 0xff] = h;
+}
+
+void trap_set_unexpected(trap_handler_t h)
+{
+	unexpected = h;
 }
 
 /* runner_unexpected() leaves trap context without an IRET.  Whatever interrupt
@@ -185,30 +188,33 @@ void trap_dispatch(struct trap_frame *tf)
 		handlers[v](tf);
 		return;
 	}
-	switch (v) {
-	case VEC_PMI:
-		pmi_handler(tf);
-		return;
-	case VEC_TIMER:
-		/* the timer is armed only as an experiment's watchdog: it ends one */
+	/* the timer is armed only as an experiment's watchdog: it ends one */
+	if (v == VEC_TIMER)
 		abandon_tracing();
-		apic_eoi();
-		runner_watchdog(tf);
+	if (defaults[v]) {
+		defaults[v](tf);
 		return;
+	}
+	switch (v) {
 	case VEC_SPURIOUS:
 		return;
+	case VEC_TIMER:
 	case VEC_ERROR:
 		apic_eoi();
-		return;
-	case VEC_USER_RETURN:
-		user_return(tf);
 		return;
 	}
 	if ((v == 13 || v == 6) && fixup(tf))
 		return;
 	abandon_tracing();
 	abandon_in_service();
-	runner_unexpected(tf);
+	if (unexpected)
+		unexpected(tf);
+	kprintf("# unexpected exception or interrupt, nobody to recover:\n");
+	trap_dump(tf);
+	for (;;) {
+		cli();
+		hlt();
+	}
 }
 
 bool rdmsr_safe(uint32_t msr, uint64_t *v)

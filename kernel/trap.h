@@ -19,6 +19,14 @@ typedef void (*trap_handler_t)(struct trap_frame *tf);
  * defaults after every experiment, so an experiment never has to clean up. */
 void trap_set_handler(int vector, trap_handler_t h);
 void trap_reset_handlers(void);
+/* The handler a vector has when no experiment set one, registered at boot by the
+ * code that owns it (the PMI handler, the runner's watchdog on the APIC timer,
+ * the ring-3 return): trap.c calls down into no one. */
+void trap_set_default(int vector, trap_handler_t h);
+/* What becomes of an exception nobody handles (the runner's recovery).  Without
+ * one: the register dump, and the CPU halts. */
+void trap_set_unexpected(trap_handler_t h);
+void idt_load(void);
 /* Print the full register dump and a short stack trace. */
 void trap_dump(const struct trap_frame *tf);
 const char *trap_name(int vector);

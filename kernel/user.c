@@ -3,7 +3,7 @@
  * context saved by run_user. */
 #include "cr.h"
 #include "percpu.h"
-#include "runner.h"
+#include "ctx.h"
 #include "user.h"
 #include "x86.h"
 

@@ -7,5 +7,9 @@
  * identity map is user-accessible, so fn may live in the kernel image.  Exceptions
  * inside fn go to the same handlers as at CPL 0 (frame cs & 3 == 3). */
 void run_user(void (*fn)(void *), void *arg);
+/* The INT 0x80 that ends fn: resumes run_user's caller.  main.c registers it
+ * with kernel/trap.c for VEC_USER_RETURN. */
+struct trap_frame;
+void user_return(struct trap_frame *tf);
 
 #endif

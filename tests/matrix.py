@@ -28,6 +28,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import expectations  # noqa: E402
+import ktap  # noqa: E402
 import platforms  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -215,6 +216,38 @@ def compare(name, results, summary, exp, failure=None):
     return diffs
 
 
+def write_junit(p, log, out, results, exp, secs, failure, where):
+    """build/matrix/<platform>.xml: one testsuite, one testcase per experiment,
+    read back with an XML parser.  A FAIL's message is the expectation's reason
+    when the table explains it, else the first failed check."""
+    reasons = {n: r[1] for n, r in exp.items() if r[0] == "FAIL" and r[1]}
+    res = {n: (nm, st, reason or reasons.get(n, "")) for n, (nm, st, reason) in results.items()}
+    path = os.path.join(where, p.name + ".xml")
+    tree = ktap.junit(p.name, p.desc, res, ktap.failed_checks(out), secs, failure)
+    tree.write(path, encoding="utf-8", xml_declaration=True)
+    return ktap.junit_problems(path, results)
+
+
+def refused_run(p, where):
+    """A malformed command line: the kernel refuses it as KTAP (version line,
+    the reason as '# ' diagnostics, the plan 1..0) and exits with a failure."""
+    boot = run(p)
+    log = os.path.join(where, p.name + ".log")
+    open(log, "w").write(boot.out)
+    diffs = [f"KTAP parser: {pr}" for pr in ktap.check(log, refused=True)[0]]
+    if boot.emu == "qemu" and boot.rc != 3:
+        diffs.append(f"exit status {boot.rc}, expected 3 (isa-debug-exit: failure)")
+    path = os.path.join(where, p.name + ".xml")
+    tree = ktap.junit(p.name, p.desc, {}, {}, boot.secs, "; ".join(diffs) or None)
+    case = tree.getroot().find("testcase")
+    if case is None:        # refused as it must be: one passing testcase says so
+        import xml.etree.ElementTree as ET
+        ET.SubElement(tree.getroot(), "testcase", classname="tracelab.boot", name="command line refused")
+        tree.getroot().set("tests", "1")
+    tree.write(path, encoding="utf-8", xml_declaration=True)
+    return diffs + ktap.junit_problems(path, {})
+
+
 def run_only(cmdline, nums):
     """The command line with its run= list replaced by nums (a -kernel boot of --exp)."""
     words = [w for w in cmdline.split() if not w.startswith("run=")]
@@ -257,6 +290,15 @@ def main(argv=None):
         if why:
             print(f"matrix: {name:18} not available here ({why}): {desc}", flush=True)
             continue
+        if p.refused:
+            diffs = refused_run(p, a.save_logs)
+            passed += 1 if not diffs else 0
+            failed += len(diffs)
+            print(f"matrix: {name:18}   refused: {'as expected' if not diffs else str(len(diffs)) + ' difference(s)'}"
+                  f"  ({desc})", flush=True)
+            for d in diffs:
+                print(f"matrix:   {name}: {d}", flush=True)
+            continue
         cmdline = platforms.boot_cmdline(p)
         selected = dict(registry(cmdline))
         append = None
@@ -270,8 +312,8 @@ def main(argv=None):
         boot = run(p, append)
         out, dt = boot.out, boot.secs
         failure = boot_failure(boot)
-        open(os.path.join(a.save_logs, name + ".log"), "w").write(
-            out + (f"\n# matrix: {failure}\n" if failure else ""))
+        log = os.path.join(a.save_logs, name + ".log")
+        open(log, "w").write(out + (f"\n# matrix: {failure}\n" if failure else ""))
         results, summary = parse(out)
         if exp_only is not None:
             results = {n: r for n, r in results.items() if n in exp_only}
@@ -291,6 +333,9 @@ def main(argv=None):
             exp, conflicts = expectations.expect(rules, name, selected)
         diffs = problems + conflicts + compare(name, results, summary, exp, failure)
         diffs += [f"KTAP: {p}" for p in ktap_problems(out)[:10]]
+        # the Linux kernel's own KTAP parser must read it as tracelab does
+        diffs += [f"KTAP parser: {pr}" for pr in ktap.check(log)[0]]
+        diffs += write_junit(p, log, out, results, exp, dt, failure, a.save_logs)
         ok_n = max(len(exp) + 1 - len(diffs), 0)
         passed += ok_n
         failed += len(diffs)

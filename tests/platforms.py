@@ -66,6 +66,8 @@ class Platform:
     groups: tuple = ()              # group names expectation rules can use
     optin: str = ""                 # environment variable that must be "1" (MATRIX_KVM)
     local_rules: str = ""           # a per-machine expectation file, besides tests/expect/expect.txt
+    refused: bool = False           # the command line is malformed on purpose: the kernel
+                                    # must refuse it (KTAP with the plan 1..0, a failure exit)
 
     def exe(self):
         return self.binary or ("bochs" if self.emulator == "bochs" else "qemu-system-x86_64")
@@ -100,6 +102,10 @@ PLATFORMS = [
     Platform("qemu-tcg-smp4",
              "QEMU TCG, -kernel, -cpu max, 4 CPUs, debug and platform families on every CPU",
              cpu="max", smp=4, cmdline="run=debug,platform cpu=all", timeout=120, groups=QEMU72),
+    Platform("qemu-tcg-reps", "QEMU TCG, -kernel, debug and platform families three times (reps=3)",
+             cmdline="run=debug,platform reps=3", groups=QEMU72),
+    Platform("qemu-tcg-refused", "QEMU TCG, -kernel, a malformed command line (must be refused)",
+             cmdline="run=debug reps=0", refused=True, groups=QEMU72),
     Platform("qemu-netboot", "QEMU TCG, SeaBIOS, network boot: iPXE loads the ELF over TFTP, run=debug",
              boot="ipxe", cmdline="run=debug", groups=QEMU72),
     Platform("qemu-seabios-iso", "QEMU TCG, SeaBIOS, GRUB from the ISO (multiboot2)",

@@ -8,7 +8,9 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import expectations  # noqa: E402
+import ktap  # noqa: E402
 import matrix  # noqa: E402
+import xml.etree.ElementTree as ET  # noqa: E402
 import platforms  # noqa: E402
 
 LOG = """# tracelab: x86 debug ... kernel
@@ -108,6 +110,66 @@ class BootFailure(unittest.TestCase):
         cfg = platforms.bochsrc(platforms.get("bochs-ryzen-smp2"), "x.iso", "com1.txt")
         self.assertIn("sound: driver=dummy", cfg)
         self.assertIn("speaker: enabled=0", cfg)
+
+
+class LinuxKtapParser(unittest.TestCase):
+    """tests/ktap.py: the Linux parser (build/kunit, tools/ktap-parser.sh) reads a
+    good log with no error and the verdicts of tracelab's own report, and fails a
+    log in the old layout; JUnit XML is well formed and counts right."""
+    GOOD = LOG.replace("# tracelab: pass:2 fail:1 skip:1 total:4\n",
+                       "# tracelab: pass:2 fail:1 skip:1 total:4\n"
+                       "# result: 101P 102F\n# result: 201S\n# result: 501P\n")
+
+    def check(self, text, **kw):
+        with tempfile.NamedTemporaryFile("w", suffix=".log") as f:
+            f.write(text)
+            f.flush()
+            return ktap.check(f.name, **kw)
+
+    def test_good_log(self):
+        problems, r = self.check(self.GOOD)
+        self.assertEqual(problems, [])
+        self.assertEqual(r["nerrors"], 0)
+
+    def test_verdicts_must_agree_with_the_report(self):
+        problems, _ = self.check(self.GOOD.replace("# result: 501P", "# result: 501F"))
+        self.assertTrue(any(p.startswith("501:") for p in problems), problems)
+
+    def test_old_layout_fails(self):
+        old = self.GOOD.replace("    1..1\n    ok 1 BP deliveries: 2 (expected 2)\n",
+                                "    ok 1 #BP deliveries: 2 (expected 2)\n    1..1\n")
+        problems, _ = self.check(old)
+        self.assertTrue(problems)
+
+    def test_refusal(self):
+        refused = ("# boot\nKTAP version 1\n# tracelab: command line error: bad reps=: 'reps=0'\n"
+                   "# accepted: ...\n1..0\n# tracelab: command line rejected, nothing run\n")
+        self.assertEqual(self.check(refused, refused=True)[0], [])
+        self.assertTrue(self.check(refused.replace("KTAP version 1\n", ""), refused=True)[0])
+
+    def test_limit_is_a_failure(self):
+        block = "    KTAP version 1\n    # Subtest: {n} x\n    ok 1 a\n    1..1\nok {n} {n} x\n"
+        text = "KTAP version 1\n1..400\n" + "".join(block.format(n=i) for i in range(1, 401))
+        old = ktap.TIME_LIMIT
+        ktap.TIME_LIMIT = 2
+        try:
+            problems, r = self.check(text)
+        finally:
+            ktap.TIME_LIMIT = old
+        self.assertIn("limit", r)
+        self.assertTrue(problems)
+
+    def test_junit(self):
+        results, _ = matrix.parse(self.GOOD)
+        tree = ktap.junit("p", "a platform", results, ktap.failed_checks(self.GOOD), 1.5)
+        with tempfile.NamedTemporaryFile(suffix=".xml") as f:
+            tree.write(f.name, encoding="utf-8", xml_declaration=True)
+            self.assertEqual(ktap.junit_problems(f.name, results), [])
+            root = ET.parse(f.name).getroot()
+        self.assertEqual((root.get("tests"), root.get("failures"), root.get("skipped")), ("4", "1", "1"))
+        self.assertEqual(root.find("testcase[@name='201 bts-circular']/skipped").get("message"),
+                         "CPUID.01H:EDX.DS[21]=0")
+        self.assertIsNotNone(root.find("testcase[@name='102 int1-icebp']/failure"))
 
 
 class Ktap(unittest.TestCase):

@@ -2,7 +2,8 @@
 # Installs what tracelab needs on Debian (12 "bookworm"), if anything is missing.
 #   tools/deps.sh build   the kernel, ISO and QEMU (make, make iso, make run)
 #   tools/deps.sh test    everything make test uses (adds Bochs, OVMF, libipt, clang,
-#                         and QEMU 10 from bookworm-backports beside Debian's 7.2)
+#                         QEMU 10 from bookworm-backports beside Debian's 7.2, and the
+#                         Linux kernel's KTAP parser into build/kunit: tools/ktap-parser.sh)
 # As root it runs apt-get; otherwise it prints the exact command and fails.
 #
 # QEMU 10 is not installed: tools/backports.sh downloads it with a private apt
@@ -24,6 +25,9 @@ esac
 here=$(cd "$(dirname "$0")" && pwd)
 qemu10=(qemu-system-x86 qemu-system-data qemu-system-common seabios)
 if [ "${1:-test}" != build ]; then
+	# the Linux kernel's KTAP parser, from linux-source-6.12 (bookworm-backports),
+	# fetched privately into a cache: nothing is installed
+	"$here/ktap-parser.sh" || exit 1
 	"$here/backports.sh" fetch qemu-10.0 "${qemu10[@]}" || exit 1
 	# One command for it: its own option ROMs and SeaBIOS ahead of 7.2's in
 	# /usr/share/qemu (-L), and its own modules (7.2's are refused, noisily).

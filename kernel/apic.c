@@ -3,7 +3,7 @@
 #include "apic.h"
 #include "cpuid.h"
 #include "msr.h"
-#include "trap.h"
+#include "msr_safe.h"
 #include "x86.h"
 
 static bool x2;

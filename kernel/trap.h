@@ -3,6 +3,7 @@
 #define KERNEL_TRAP_H
 #include <stdbool.h>
 #include <stdint.h>
+#include "msr_safe.h"       /* rdmsr_safe(), wrmsr_safe() */
 
 /* Pushed by the entry points in kernel/entry.S; the CPU's frame starts at rip. */
 struct trap_frame {
@@ -31,8 +32,5 @@ void idt_load(void);
 void trap_dump(const struct trap_frame *tf);
 const char *trap_name(int vector);
 
-/* #GP-safe MSR access: false (and *v untouched) if the instruction faulted. */
-bool rdmsr_safe(uint32_t msr, uint64_t *v);
-bool wrmsr_safe(uint32_t msr, uint64_t v);
 
 #endif

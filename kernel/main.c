@@ -21,6 +21,7 @@
 #include "screen.h"
 #include "serial.h"
 #include "smp.h"
+#include "str.h"
 #include "x86.h"
 
 extern uint32_t boot_magic, boot_info, boot_info_size;
@@ -42,10 +43,18 @@ static void read_boot_info(struct boot_info *bi)
 	}
 }
 
+/* The loader's strings are echoed escaped: a newline in the command line must not
+ * start a line of its own in the KTAP stream, an escape sequence must not reach
+ * the terminal. */
 static void report_boot_info(const struct boot_info *bi)
 {
-	kprintf("# boot: multiboot%s, loader \"%s\", command line \"%s\"\n",
-		bi->loader == 2 ? "2" : bi->loader == 1 ? " v1" : " ?", bi->loader_name, bi->cmdline);
+	static char line[4 * BI_CMDLINE_SIZE], name[4 * sizeof bi->loader_name];
+	tl_escape(line, sizeof line, bi->cmdline, tl_strlen(bi->cmdline));
+	tl_escape(name, sizeof name, bi->loader_name, tl_strlen(bi->loader_name));
+	kprintf("# boot: multiboot%s, loader \"%s\" (%s), command line \"%.300s%s\" (%zu bytes)\n",
+		bi->loader == 2 ? "2" : bi->loader == 1 ? " v1" : " ?", name,
+		cmdline_loader_name(cmdline_loader(bi->loader, bi->loader_name)), line,
+		tl_strlen(line) > 300 ? "..." : "", bi->cmdline_len);
 	uint64_t usable = 0;
 	for (int i = 0; i < bi->nmmap; i++)
 		if (bi->mmap[i].type == MEM_USABLE)
@@ -98,7 +107,8 @@ void kernel_main64(void)
 		(unsigned long long)apic_ticks_per_ms());
 	smp_init();
 	kprintf("# cpus online: %u\n", ncpus_online);
-	bool ok = cmdline_parse(bootinfo.cmdline, &kcmdline);
+	bool ok = cmdline_parse_boot(bootinfo.cmdline, bootinfo.cmdline_len,
+				     cmdline_loader(bootinfo.loader, bootinfo.loader_name), &kcmdline);
 	if (!ok) {
 		kprintf("KTAP version 1\n# tracelab: command line error: %s\n# %s\n", kcmdline.error,
 			cmdline_usage);

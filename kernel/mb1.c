@@ -16,16 +16,22 @@ static void problem(struct boot_info *bi, const char *what)
 		tl_snprintf(bi->problem, sizeof bi->problem, "multiboot v1 info: %s", what);
 }
 
-static void copy_str(char *dst, size_t n, uint32_t addr, struct boot_info *bi)
+/* Returns the string's whole length (up to 64 KiB), which may exceed the copy. */
+static size_t copy_str(char *dst, size_t n, uint32_t addr, struct boot_info *bi)
 {
 	if (!addr) {
 		problem(bi, "null string pointer");
-		return;
+		return 0;
 	}
 	const char *s = (const char *)(uintptr_t)addr;
-	if (tl_strnlen(s, 4096) == 4096)
-		problem(bi, "string not terminated within 4 KiB");
-	tl_strlcpy(dst, s, n);
+	size_t len = tl_strnlen(s, 65536);
+	if (len == 65536)
+		problem(bi, "string not terminated within 64 KiB");
+	size_t c = len < n - 1 ? len : n - 1;
+	for (size_t i = 0; i < c; i++)
+		dst[i] = s[i];
+	dst[c] = 0;
+	return len;
 }
 
 void mb1_parse(uint32_t addr, struct boot_info *bi)
@@ -38,7 +44,7 @@ void mb1_parse(uint32_t addr, struct boot_info *bi)
 	const uint8_t *p = (const uint8_t *)(uintptr_t)addr;
 	uint32_t flags = *(const uint32_t *)p;
 	if (flags & MB1_FLAG_CMDLINE)
-		copy_str(bi->cmdline, sizeof bi->cmdline, *(const uint32_t *)(p + 16), bi);
+		bi->cmdline_len = copy_str(bi->cmdline, sizeof bi->cmdline, *(const uint32_t *)(p + 16), bi);
 	if (flags & MB1_FLAG_LOADER)
 		copy_str(bi->loader_name, sizeof bi->loader_name, *(const uint32_t *)(p + 64), bi);
 	if (flags & MB1_FLAG_MMAP) {

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include "apic.h"
 #include "bootinfo.h"
+#include "cmdline.h"
 #include "console.h"
 #include "cpu.h"
 #include "cpuid.h"
@@ -18,6 +19,7 @@
 #include "x86.h"
 
 extern struct boot_info bootinfo;
+extern struct cmdline kcmdline;
 
 /* ---- the status bar: a writer of kernel/results.c -------------------------- */
 
@@ -189,14 +191,13 @@ static void block(sink_fn out)
 			 yn(cpu.ext1_ecx & CPUID_80000001_ECX_IBS), cpu.max_ext_leaf);
 	out_line(out, SC_NORMAL, "# sys: hypervisor %s, %u cpus, %s, %s\n", hv, ncpus_online,
 		 apic_x2apic() ? "x2APIC" : "xAPIC", screen_brief());
-	const char *args = bootinfo.cmdline;
-	if (*args == '/') {                     /* QEMU -kernel puts the image's path first */
-		while (*args && *args != ' ')
-			args++;
-		while (*args == ' ')
-			args++;
-	}
-	out_line(out, SC_NORMAL, "# boot: \"%.30s\" cmdline \"%.36s\"\n", bootinfo.loader_name, args);
+	/* the arguments as the command-line parser found them (after QEMU's image
+	 * path), escaped: lib/cmdline.c, lib/str.c */
+	size_t off = kcmdline.args_off, len = tl_strlen(bootinfo.cmdline);
+	char args[40], lname[40];
+	tl_escape(args, sizeof args, bootinfo.cmdline + (off < len ? off : len), len - (off < len ? off : len));
+	tl_escape(lname, sizeof lname, bootinfo.loader_name, tl_strlen(bootinfo.loader_name));
+	out_line(out, SC_NORMAL, "# boot: \"%.30s\" cmdline \"%.36s\"\n", lname, args);
 
 	/* results: a line per family (hundreds), wrapped to stay under 72 columns */
 	int nentries, used = 0;

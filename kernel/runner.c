@@ -355,48 +355,20 @@ static void sort_registry(void)
 	}
 }
 
-static bool family_exists(const char *f)
-{
-	for (int i = 0; i < nreg; i++)
-		if (!tl_strcmp(reg[i]->family, f))
-			return true;
-	return false;
-}
-
 static bool selectable(const struct cmdline *cl, const struct experiment *e)
 {
 	return cmdline_selects_experiment(cl, (uint32_t)e->num, e->family, e->flags & EXP_SELFTEST);
 }
 
-/* Every item must name something that exists: a typo runs nothing. */
+/* Every item must name something that runs: a typo, or self-tests without
+ * selftest=1, run nothing (lib/cmdline.c). */
 static bool validate(const struct cmdline *cl, char *err, size_t n)
 {
-	for (int s = 0; s < cl->nsel; s++) {
-		const struct sel_item *it = &cl->sel[s];
-		bool found = it->kind == SEL_ALL;
-		if (it->kind == SEL_FAMILY)
-			found = family_exists(it->family);
-		for (int i = 0; !found && i < nreg; i++)
-			found = reg[i]->num >= it->lo && reg[i]->num <= it->hi;
-		if (!found) {
-			if (it->kind == SEL_FAMILY)
-				tl_snprintf(err, n, "no experiment family '%s'", it->family);
-			else
-				tl_snprintf(err, n, "no experiment numbered %u%s%.0u", it->lo,
-					    it->kind == SEL_RANGE ? " to " : "",
-					    it->kind == SEL_RANGE ? it->hi : 0);
-			return false;
-		}
-	}
+	static struct cmd_exp list[MAX_EXP];
 	for (int i = 0; i < nreg; i++)
-		if ((reg[i]->flags & EXP_SELFTEST) && !cl->selftest)
-			for (int s = 0; s < cl->nsel; s++)
-				if (cl->sel[s].kind == SEL_NUM && cl->sel[s].lo == reg[i]->num) {
-					tl_snprintf(err, n, "experiment %u is a self-test: add selftest=1",
-						    cl->sel[s].lo);
-					return false;
-				}
-	return true;
+		list[i] = (struct cmd_exp){ (uint32_t)reg[i]->num, reg[i]->family,
+					    reg[i]->flags & EXP_SELFTEST };
+	return cmdline_validate(cl, list, nreg, err, n);
 }
 
 static void list_registry(void)
@@ -502,9 +474,11 @@ void runner_main(const struct cmdline *cl)
 		kprintf("1..0\n# tracelab: command line rejected, nothing run\n");
 		kernel_exit(false);
 	}
-	if (cl->cpu != CMD_CPU_ALL && !smp_cpu_online(cl->cpu)) {
-		kprintf("KTAP version 1\n# tracelab: command line error: cpu=%d is not online (%u CPU(s) "
-			"online, numbered from 0)\n", cl->cpu, ncpus_online);
+	bool online[MAX_CPUS];
+	for (int c = 0; c < MAX_CPUS; c++)
+		online[c] = smp_cpu_online(c);
+	if (!cmdline_check_cpu(cl, online, MAX_CPUS, err, sizeof err)) {
+		kprintf("KTAP version 1\n# tracelab: command line error: %s\n", err);
 		kprintf("1..0\n# tracelab: command line rejected, nothing run\n");
 		kernel_exit(false);
 	}

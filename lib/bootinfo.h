@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #define BI_MAX_REGIONS  64
+#define BI_CMDLINE_SIZE 4096    /* CMD_MAX_LINE + 1: a longer line is refused whole */
 #define MEM_USABLE      1       /* multiboot memory types */
 #define MEM_ACPI        3
 #define MEM_NVS         4
@@ -22,7 +23,8 @@ struct mem_region {
 
 struct boot_info {
 	int loader;                     /* 1: multiboot v1, 2: multiboot2 */
-	char cmdline[512];
+	char cmdline[BI_CMDLINE_SIZE];
+	size_t cmdline_len;             /* the whole length the loader passed (may exceed the copy) */
 	char loader_name[64];
 	struct mem_region mmap[BI_MAX_REGIONS];
 	int nmmap;

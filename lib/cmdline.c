@@ -14,7 +14,9 @@ static bool is_space(char c)
 
 static bool fail(struct cmdline *c, const char *what, const char *w, size_t n)
 {
-	tl_snprintf(c->error, sizeof c->error, "%s: '%.*s'", what, (int)(n > 60 ? 60 : n), w);
+	char q[100];
+	tl_escape(q, sizeof q, w, n > 60 ? 60 : n);
+	tl_snprintf(c->error, sizeof c->error, "%s: '%s%s'", what, q, n > 60 ? "..." : "");
 	return false;
 }
 
@@ -139,11 +141,15 @@ static bool parse_word(struct cmdline *c, const char *w, size_t n)
 	return true;
 }
 
-bool cmdline_parse(const char *s, struct cmdline *c)
+static void defaults(struct cmdline *c)
 {
 	*c = (struct cmdline){ .reps = 1, .watchdog_ms = 3000, .nsel = 1,
 			       .sel = { { .kind = SEL_ALL } } };
-	bool first = true;
+}
+
+bool cmdline_parse(const char *s, struct cmdline *c)
+{
+	defaults(c);
 	while (s && *s) {
 		while (is_space(*s))
 			s++;
@@ -152,19 +158,87 @@ bool cmdline_parse(const char *s, struct cmdline *c)
 		const char *w = s;
 		while (*s && !is_space(*s))
 			s++;
-		size_t n = (size_t)(s - w);
-		bool has_eq = false;
-		for (size_t i = 0; i < n; i++)
-			has_eq |= w[i] == '=';
-		if (first && !has_eq) {         /* the image path */
-			first = false;
-			continue;
-		}
-		first = false;
-		if (!parse_word(c, w, n))
+		if (!parse_word(c, w, (size_t)(s - w)))
 			return false;
 	}
 	return true;
+}
+
+enum cmd_loader cmdline_loader(int multiboot_version, const char *name)
+{
+	if (multiboot_version == 1 && name && !tl_strcmp(name, "qemu"))
+		return CMD_LOADER_QEMU;
+	if (name && !tl_strncmp(name, "GRUB", 4))
+		return CMD_LOADER_GRUB;
+	if (name && !tl_strncmp(name, "iPXE", 4))
+		return CMD_LOADER_IPXE;
+	return CMD_LOADER_OTHER;
+}
+
+const char *cmdline_loader_name(enum cmd_loader l)
+{
+	return l == CMD_LOADER_QEMU ? "QEMU -kernel: image path first" :
+	       l == CMD_LOADER_IPXE ? "iPXE: image URI first" :
+	       l == CMD_LOADER_GRUB ? "GRUB: arguments only" : "unknown loader: arguments only";
+}
+
+/* The path part [0, end) of a QEMU line ends in a word containing '/'. */
+static bool path_like(const char *line, size_t end)
+{
+	size_t b = end;
+	while (b > 0 && !is_space(line[b - 1]))
+		b--;
+	for (size_t i = b; i < end; i++)
+		if (line[i] == '/')
+			return true;
+	return false;
+}
+
+bool cmdline_parse_boot(const char *line, size_t full_len, enum cmd_loader loader,
+			struct cmdline *c)
+{
+	if (!line)
+		line = "";
+	size_t kept = tl_strlen(line);
+	if (full_len > CMD_MAX_LINE || full_len > kept) {
+		defaults(c);
+		tl_snprintf(c->error, sizeof c->error,
+			    "the command line is %zu bytes long, more than the %d this kernel reads: "
+			    "refused as a whole", full_len, CMD_MAX_LINE);
+		return false;
+	}
+	if (loader != CMD_LOADER_QEMU && loader != CMD_LOADER_IPXE) {
+		bool ok = cmdline_parse(line, c);
+		c->args_off = 0;
+		return ok;
+	}
+	/* QEMU: "PATH APPEND", iPXE: "URI ARGS".  The first space ends the path unless the arguments
+	 * after it do not parse and a later split does, with a path ending in a word
+	 * that contains '/': "/my dir/tracelab.elf run=101". */
+	size_t first = 0;
+	while (first < kept && line[first] != ' ')
+		first++;
+	if (first == kept) {            /* the path alone */
+		defaults(c);
+		c->args_off = kept;
+		return true;
+	}
+	if (cmdline_parse(line + first + 1, c)) {
+		c->args_off = first + 1;
+		return true;
+	}
+	struct cmdline firsterr = *c;
+	for (size_t i = first + 1; i < kept; i++) {
+		if (line[i] != ' ' || !path_like(line, i))
+			continue;
+		if (cmdline_parse(line + i + 1, c)) {
+			c->args_off = i + 1;
+			return true;
+		}
+	}
+	*c = firsterr;
+	c->args_off = first + 1;
+	return false;
 }
 
 bool cmdline_selects(const struct cmdline *c, uint32_t num, const char *family)
@@ -197,4 +271,98 @@ bool cmdline_selects_experiment(const struct cmdline *c, uint32_t num, const cha
 	/* run=all with selftest=1 includes the self-tests */
 	return cmdline_selects(c, num, family) ||
 	       (selftest && c->nsel == 1 && c->sel[0].kind == SEL_ALL);
+}
+
+static bool item_matches(const struct sel_item *it, const struct cmd_exp *e)
+{
+	switch (it->kind) {
+	case SEL_ALL:
+		return true;
+	case SEL_FAMILY:
+		return !tl_strcmp(e->family, it->family);
+	default:
+		return e->num >= it->lo && e->num <= it->hi;
+	}
+}
+
+static void describe_item(const struct sel_item *it, char *buf, size_t n)
+{
+	if (it->kind == SEL_FAMILY)
+		tl_snprintf(buf, n, "%s", it->family);
+	else if (it->kind == SEL_RANGE)
+		tl_snprintf(buf, n, "%u-%u", it->lo, it->hi);
+	else if (it->kind == SEL_NUM)
+		tl_snprintf(buf, n, "%u", it->lo);
+	else
+		tl_snprintf(buf, n, "all");
+}
+
+bool cmdline_validate(const struct cmdline *c, const struct cmd_exp *reg, int n, char *err,
+		      size_t errn)
+{
+	for (int s = 0; s < c->nsel; s++) {
+		const struct sel_item *it = &c->sel[s];
+		int matched = 0, runs = 0;
+		for (int i = 0; i < n; i++) {
+			if (!item_matches(it, &reg[i]))
+				continue;
+			matched++;
+			runs += !reg[i].selftest || c->selftest;
+		}
+		char what[40];
+		describe_item(it, what, sizeof what);
+		if (!matched && it->kind == SEL_FAMILY) {
+			tl_snprintf(err, errn, "no experiment family '%s'", it->family);
+			return false;
+		}
+		if (!matched) {
+			tl_snprintf(err, errn, "no experiment numbered %s", what);
+			return false;
+		}
+		if (!runs && it->kind == SEL_NUM) {
+			tl_snprintf(err, errn, "experiment %u is a self-test: add selftest=1", it->lo);
+			return false;
+		}
+		if (!runs && it->kind != SEL_ALL) {
+			tl_snprintf(err, errn, "run=%s names only self-tests: add selftest=1", what);
+			return false;
+		}
+	}
+	int planned = 0;
+	for (int i = 0; i < n; i++)
+		planned += cmdline_selects_experiment(c, reg[i].num, reg[i].family, reg[i].selftest);
+	if (!planned) {
+		tl_snprintf(err, errn, "the selection runs no experiment");
+		return false;
+	}
+	return true;
+}
+
+bool cmdline_check_cpu(const struct cmdline *c, const bool *online, int n, char *err,
+		       size_t errn)
+{
+	if (c->cpu == CMD_CPU_ALL || (c->cpu >= 0 && c->cpu < n && online[c->cpu]))
+		return true;
+	/* the online CPUs as ranges: "cpu=0-3", "cpu=0,2-3" */
+	char list[120];
+	size_t o = 0;
+	list[0] = 0;
+	for (int i = 0; i < n; i++) {
+		if (!online[i] || (i > 0 && online[i - 1]))
+			continue;
+		int j = i;
+		while (j + 1 < n && online[j + 1])
+			j++;
+		int k = j == i ? tl_snprintf(list + o, sizeof list - o, "%s%d", o ? "," : "", i)
+			       : tl_snprintf(list + o, sizeof list - o, "%s%d-%d", o ? "," : "", i, j);
+		if (k < 0 || (size_t)k >= sizeof list - o)
+			break;
+		o += (size_t)k;
+	}
+	int online_n = 0;
+	for (int i = 0; i < n; i++)
+		online_n += online[i];
+	tl_snprintf(err, errn, "cpu=%d: no such CPU online (%d online); accepted: cpu=%s or cpu=all",
+		    c->cpu, online_n, o ? list : "0");
+	return false;
 }

@@ -10,10 +10,10 @@ static void problem(struct boot_info *bi, const char *what, uint32_t off)
 		tl_snprintf(bi->problem, sizeof bi->problem, "multiboot2 info: %s at offset %u", what, off);
 }
 
-static void copy_string(char *dst, size_t dsize, const uint8_t *s, size_t n,
-			struct boot_info *bi, uint32_t off)
+static size_t copy_string(char *dst, size_t dsize, const uint8_t *s, size_t n,
+			  struct boot_info *bi, uint32_t off)
 {
-	size_t len = tl_strnlen((const char *)s, n);
+	size_t len = tl_strnlen((const char *)s, n), whole = len;
 	if (len == n)
 		problem(bi, "string not terminated inside its tag", off);
 	if (len >= dsize)
@@ -21,6 +21,7 @@ static void copy_string(char *dst, size_t dsize, const uint8_t *s, size_t n,
 	for (size_t i = 0; i < len; i++)
 		dst[i] = (char)s[i];
 	dst[len] = 0;
+	return whole;
 }
 
 static void parse_mmap(struct boot_info *bi, const uint8_t *t, uint32_t size, uint32_t off)
@@ -110,7 +111,8 @@ int mb2_parse(const void *mbi, size_t avail, struct boot_info *bi)
 			ended = true;
 			break;
 		case 1:
-			copy_string(bi->cmdline, sizeof bi->cmdline, t + 8, size - 8, bi, off);
+			bi->cmdline_len = copy_string(bi->cmdline, sizeof bi->cmdline, t + 8, size - 8,
+						      bi, off);
 			break;
 		case 2:
 			copy_string(bi->loader_name, sizeof bi->loader_name, t + 8, size - 8, bi, off);

@@ -71,3 +71,34 @@ bool tl_parse_u64(const char *s, size_t n, uint64_t *out)
 	*out = v;
 	return true;
 }
+
+/* Bytes that may reach a terminal or the KTAP stream raw are written as C
+ * escapes: a newline in the input must not start a new output line, an ESC
+ * must not reach the terminal, and '"' and '\' are escaped so that the quoted
+ * text reads back unambiguously. */
+size_t tl_escape(char *dst, size_t size, const char *src, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t o = 0;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char ch = (unsigned char)src[i];
+		char e[5];
+		size_t k = 0;
+		if (ch == '\n') e[k++] = '\\', e[k++] = 'n';
+		else if (ch == '\r') e[k++] = '\\', e[k++] = 'r';
+		else if (ch == '\t') e[k++] = '\\', e[k++] = 't';
+		else if (ch == '"' || ch == '\\') e[k++] = '\\', e[k++] = (char)ch;
+		else if (ch < 0x20 || ch >= 0x7f)
+			e[k++] = '\\', e[k++] = 'x', e[k++] = hex[ch >> 4], e[k++] = hex[ch & 15];
+		else
+			e[k++] = (char)ch;
+		if (size && o + k > size - 1)   /* never half an escape */
+			break;
+		for (size_t j = 0; j < k; j++, o++)
+			if (size)
+				dst[o] = e[j];
+	}
+	if (size)
+		dst[o < size ? o : size - 1] = 0;
+	return o;
+}

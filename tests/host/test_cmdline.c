@@ -1,6 +1,7 @@
 /* lib/cmdline.c: what is accepted, what is refused, and that a refusal says why. */
 #include <string.h>
 #include "cmdline.h"
+#include "str.h"
 #include "tl_test.h"
 
 TEST(cmdline_defaults)
@@ -15,9 +16,8 @@ TEST(cmdline_defaults)
 	CHECK(cmdline_selects(&c, 101, "debug"));
 	CHECK(!cmdline_selects(&c, 901, "selftest"));
 	CHECK(cmdline_parse(NULL, &c));
-	/* QEMU and GRUB put the image path first */
-	CHECK(cmdline_parse("/boot/tracelab.elf run=101", &c));
-	CHECK_EQ(c.sel[0].kind, SEL_NUM);
+	/* the argument words alone: a path is not an argument */
+	CHECK(!cmdline_parse("/boot/tracelab.elf run=101", &c));
 }
 
 TEST(cmdline_run_list)
@@ -83,4 +83,168 @@ TEST(cmdline_selection_of_experiments)
 	CHECK(cmdline_parse("run=debug,platform cpu=all", &c));
 	CHECK(cmdline_selects_experiment(&c, 513, "platform", false));
 	CHECK(!cmdline_selects_experiment(&c, 201, "bts", false));
+}
+
+static bool boot(const char *line, enum cmd_loader l, struct cmdline *c)
+{
+	return cmdline_parse_boot(line, strlen(line), l, c);
+}
+
+/* Issue 13.4: the loader decides whether the line starts with the image path. */
+TEST(cmdline_loader_path)
+{
+	struct cmdline c;
+	CHECK_EQ(cmdline_loader(1, "qemu"), CMD_LOADER_QEMU);
+	CHECK_EQ(cmdline_loader(2, "GRUB 2.06-13+deb12u2"), CMD_LOADER_GRUB);
+	CHECK_EQ(cmdline_loader(1, "GRUB 2.06"), CMD_LOADER_GRUB);
+	CHECK_EQ(cmdline_loader(2, "qemu"), CMD_LOADER_OTHER);
+	CHECK_EQ(cmdline_loader(1, ""), CMD_LOADER_OTHER);
+	CHECK_EQ(cmdline_loader(1, "iPXE 1.0.0+git-20190125.36a4c85"), CMD_LOADER_IPXE);
+	/* iPXE: the image URI first */
+	CHECK(boot("tftp://10.0.2.2/tracelab.elf run=debug", CMD_LOADER_IPXE, &c));
+	CHECK_EQ(c.sel[0].kind, SEL_FAMILY);
+	CHECK(!boot("tftp://10.0.2.2/tracelab.elf run101", CMD_LOADER_IPXE, &c));
+
+	/* QEMU: "PATH APPEND" */
+	CHECK(boot("/boot/tracelab.elf run=101", CMD_LOADER_QEMU, &c));
+	CHECK_EQ(c.sel[0].kind, SEL_NUM);
+	CHECK_EQ(c.args_off, 19);
+	CHECK(boot("build/tracelab.elf ", CMD_LOADER_QEMU, &c));        /* -append "" */
+	CHECK_EQ(c.sel[0].kind, SEL_ALL);
+	CHECK(boot("tracelab.elf", CMD_LOADER_QEMU, &c));               /* no space at all */
+	CHECK_EQ(c.args_off, 12);
+	/* a path with '=' is still the path */
+	CHECK(boot("/tmp/a=b/tracelab.elf run=102", CMD_LOADER_QEMU, &c));
+	CHECK_EQ(c.sel[0].lo, 102);
+	/* a path with spaces: the split whose path ends in a word with '/' */
+	CHECK(boot("/home/me/My Projects/tracelab/build/tracelab.elf run=103 verbose=1",
+		   CMD_LOADER_QEMU, &c));
+	CHECK_EQ(c.sel[0].lo, 103);
+	CHECK_EQ(c.verbose, 1);
+	CHECK_EQ(c.args_off, 49);
+	/* but a bad first argument is not swallowed as part of the path */
+	CHECK(!boot("/boot/tracelab.elf bogus run=101", CMD_LOADER_QEMU, &c));
+	CHECK(strstr(c.error, "'bogus'") != NULL);
+	CHECK(!boot("/boot/tracelab.elf run101", CMD_LOADER_QEMU, &c));
+
+	/* GRUB passes the arguments only: a first bare word is an error, not a path */
+	CHECK(!boot("run101", CMD_LOADER_GRUB, &c));
+	CHECK(strstr(c.error, "run101") != NULL);
+	CHECK(!boot("bogus run=101", CMD_LOADER_GRUB, &c));
+	CHECK(boot("run=101", CMD_LOADER_GRUB, &c));
+	CHECK_EQ(c.sel[0].lo, 101);
+	CHECK_EQ(c.args_off, 0);
+	CHECK(!boot("/boot/tracelab.elf run=101", CMD_LOADER_OTHER, &c));
+}
+
+/* Issue 13.5: a line is taken whole or refused whole, never cut. */
+TEST(cmdline_length)
+{
+	static char line[CMD_MAX_LINE + 64];
+	struct cmdline c;
+	/* run=101, spaces up to the limit, run=102 as the last word: the last word counts */
+	size_t n = CMD_MAX_LINE;
+	memset(line, ' ', n);
+	memcpy(line, "run=101", 7);
+	memcpy(line + n - 7, "run=102", 7);
+	line[n] = 0;
+	CHECK(cmdline_parse_boot(line, n, CMD_LOADER_GRUB, &c));
+	CHECK_EQ(c.sel[0].lo, 102);
+	/* one byte more than the kernel reads: refused, saying so */
+	CHECK(!cmdline_parse_boot(line, n + 1, CMD_LOADER_GRUB, &c));
+	CHECK(strstr(c.error, "refused as a whole") != NULL);
+	CHECK(strstr(c.error, "4096 bytes") != NULL);
+	/* the loader's length beyond what was kept */
+	CHECK(!cmdline_parse_boot("run=101", 600, CMD_LOADER_QEMU, &c));
+	/* the 511-byte cut of the old kernel would have made this "unknown word 'ver'" */
+	memset(line, ' ', 600);
+	memcpy(line, "run=101", 7);
+	memcpy(line + 508, "verbose=1", 9);
+	line[600] = 0;
+	CHECK(cmdline_parse_boot(line, 600, CMD_LOADER_GRUB, &c));
+	CHECK_EQ(c.verbose, 1);
+}
+
+/* Issue 13.10: the refused word is quoted escaped, never raw. */
+TEST(cmdline_escaped)
+{
+	struct cmdline c;
+	CHECK(!cmdline_parse("run=101\nnot ok 1 fake", &c));
+	CHECK(strchr(c.error, '\n') == NULL);
+	CHECK(!cmdline_parse("a\x1b[2J=1", &c));
+	CHECK(strchr(c.error, 0x1b) == NULL);
+	CHECK(strstr(c.error, "\\x1b[2J") != NULL);
+	char buf[64];
+	CHECK_EQ(tl_escape(buf, sizeof buf, "a\n\"\\\x7f\xff", 6), 15);
+	CHECK(!strcmp(buf, "a\\n\\\"\\\\\\x7f\\xff"));
+	CHECK_EQ(tl_escape(buf, 5, "ab\ncd", 5), 4);            /* no half escape */
+	CHECK(!strcmp(buf, "ab\\n"));
+	CHECK_EQ(tl_escape(buf, 4, "ab\ncd", 5), 2);
+	CHECK(!strcmp(buf, "ab"));
+}
+
+static const struct cmd_exp reg[] = {
+	{ 101, "debug", false }, { 102, "debug", false }, { 201, "bts", false },
+	{ 501, "platform", false }, { 901, "selftest", true }, { 902, "selftest", true },
+	{ 903, "selftest", true }, { 904, "selftest", true },
+};
+#define NREG ((int)(sizeof reg / sizeof reg[0]))
+
+static bool valid(const char *args, char *err)
+{
+	struct cmdline c;
+	if (!cmdline_parse(args, &c)) {
+		strcpy(err, c.error);
+		return false;
+	}
+	return cmdline_validate(&c, reg, NREG, err, 200);
+}
+
+/* Issue 13.7: an empty selection is an error. */
+TEST(cmdline_validate_selection)
+{
+	char err[200];
+	CHECK(valid("run=101", err));
+	CHECK(valid("", err));
+	CHECK(valid("run=901-904 selftest=1", err));
+	CHECK(valid("run=selftest selftest=1", err));
+	CHECK(valid("run=all selftest=1", err));
+	/* every item must run something, as run=901 alone must */
+	CHECK(!valid("run=101,901-904", err));
+	CHECK(valid("run=101,901-904 selftest=1", err));
+	CHECK(!valid("run=901-904", err));
+	CHECK(strstr(err, "run=901-904 names only self-tests: add selftest=1") != NULL);
+	CHECK(!valid("run=selftest", err));
+	CHECK(strstr(err, "run=selftest names only self-tests") != NULL);
+	CHECK(!valid("run=901", err));
+	CHECK(strstr(err, "experiment 901 is a self-test") != NULL);
+	CHECK(!valid("run=300-399", err));
+	CHECK(strstr(err, "no experiment numbered 300-399") != NULL);
+	CHECK(!valid("run=pmu", err));
+	CHECK(strstr(err, "no experiment family 'pmu'") != NULL);
+	struct cmdline c;
+	CHECK(cmdline_parse("run=all", &c));
+	CHECK(!cmdline_validate(&c, reg + 4, 4, err, sizeof err));   /* only self-tests exist */
+}
+
+/* Issue 13.11: a CPU that is not online is refused with what is accepted. */
+TEST(cmdline_cpu_list)
+{
+	struct cmdline c;
+	char err[200];
+	bool on[16] = { true, true, true, true };
+	CHECK(cmdline_parse("cpu=3", &c));
+	CHECK(cmdline_check_cpu(&c, on, 16, err, sizeof err));
+	CHECK(cmdline_parse("cpu=99", &c));
+	CHECK(!cmdline_check_cpu(&c, on, 16, err, sizeof err));
+	CHECK(!strcmp(err, "cpu=99: no such CPU online (4 online); accepted: cpu=0-3 or cpu=all"));
+	bool one[16] = { true };
+	CHECK(cmdline_parse("cpu=1", &c));
+	CHECK(!cmdline_check_cpu(&c, one, 16, err, sizeof err));
+	CHECK(!strcmp(err, "cpu=1: no such CPU online (1 online); accepted: cpu=0 or cpu=all"));
+	bool gap[16] = { true, false, true, true, false, true };
+	CHECK(!cmdline_check_cpu(&c, gap, 16, err, sizeof err));
+	CHECK(strstr(err, "accepted: cpu=0,2-3,5 or cpu=all") != NULL);
+	CHECK(cmdline_parse("cpu=all", &c));
+	CHECK(cmdline_check_cpu(&c, one, 16, err, sizeof err));
 }

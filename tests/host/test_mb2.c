@@ -169,3 +169,24 @@ TEST(mb2_random_garbage)
 	}
 	CHECK(1);
 }
+
+/* A command line longer than the kernel keeps: the copy is cut, and its whole
+ * length is reported so that the line can be refused as a whole (issue 13.5). */
+TEST(mb2_long_cmdline)
+{
+	static uint8_t b[BI_CMDLINE_SIZE + 256];
+	size_t n = BI_CMDLINE_SIZE + 100;       /* characters, then the NUL */
+	uint32_t tsize = (uint32_t)(8 + n + 1);
+	memset(b, 0, sizeof b);
+	put32(b + 8, 1);
+	put32(b + 12, tsize);
+	memset(b + 16, 'a', n);
+	uint32_t end = 8 + ((tsize + 7) & ~7u);
+	put32(b + end, 0);
+	put32(b + end + 4, 8);
+	put32(b, end + 8);
+	struct boot_info bi = { 0 };
+	CHECK_EQ(mb2_parse(b, end + 8, &bi), 0);
+	CHECK_EQ(bi.cmdline_len, n);
+	CHECK_EQ(strlen(bi.cmdline), BI_CMDLINE_SIZE - 1);
+}

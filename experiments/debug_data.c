@@ -16,6 +16,7 @@
 #include "debug_common.h"
 #include "experiment.h"
 #include "fmt.h"
+#include "mem.h"
 #include "x86.h"
 
 /* The watched bytes sit in the middle of a 64-byte line, aligned for every LEN. */
@@ -80,14 +81,26 @@ static bool probe(const char *what, access_fn fn, volatile uint8_t *p, uint64_t 
 	if (!expect_bits)
 		return check(got == 0, "%s: %d DB (expected none)", what, got);
 
+	/* Every value printed is compared: memory only where the probe says what it
+	 * must hold (check_mem), and then next to what it must hold. */
 	const struct dbg_event *e = &dbg_log.ev[before < DBG_MAX_EVENTS ? before : 0];
 	bool ok = got == 1 && e->vector == 1 && e->rip == after && e->dr6 == dr6_with(expect_bits);
-	if (check_mem)
-		ok = ok && (uint8_t)e->extra == (uint8_t)v;
-	return check(ok, "%s: %d DB, rip %#lx dr6 %#lx mem %#x (expected 1, %#lx %#lx %#x)",
+	if (!check_mem)
+		return check(ok, "%s: %d DB, rip %#lx dr6 %#lx (expected 1, %#lx %#lx)", what, got,
+			     got ? (unsigned long)e->rip : 0UL, got ? (unsigned long)e->dr6 : 0UL,
+			     (unsigned long)after, (unsigned long)dr6_with(expect_bits));
+	ok = ok && (uint8_t)e->extra == (uint8_t)v;
+	return check(ok, "%s: %d DB, rip %#lx dr6 %#lx mem %#x at the trap (expected 1, %#lx %#lx %#x)",
 		     what, got, got ? (unsigned long)e->rip : 0UL, got ? (unsigned long)e->dr6 : 0UL,
 		     got ? (unsigned)(uint8_t)e->extra : 0u, (unsigned long)after,
-		     (unsigned long)dr6_with(expect_bits), check_mem ? (unsigned)(uint8_t)v : 0u);
+		     (unsigned long)dr6_with(expect_bits), (unsigned)(uint8_t)v);
+}
+
+/* 105, 106 and 107 share dbg_buf: each starts from zeroes, never from what the
+ * one before left there. */
+static void fresh_buf(void)
+{
+	memset(dbg_buf, 0, sizeof dbg_buf);
 }
 
 static void arm(int n, uint64_t addr, uint64_t rw, int len)
@@ -101,6 +114,7 @@ static void exp_data_write(void)
 	static const int lens[4] = { 1, 2, 4, 8 };
 	char what[80];
 
+	fresh_buf();
 	dbg_begin(note_memory);
 	for (int n = 0; n < 4; n++) {
 		int len = lens[n];
@@ -142,6 +156,7 @@ static void exp_data_rw(void)
 {
 	volatile uint8_t *w = WATCH;
 
+	fresh_buf();
 	dbg_begin(note_memory);
 	w[1] = 0x10;
 	/* DR1, 4 bytes, read or write. */
@@ -172,6 +187,7 @@ static void exp_two_hits(void)
 {
 	volatile uint8_t *w = WATCH;
 
+	fresh_buf();
 	dbg_begin(note_memory);
 	/* DR0 write-watch on [w, w+4), DR1 read/write-watch on [w+4, w+8):
 	 * one qword write covers both. */

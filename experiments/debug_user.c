@@ -11,6 +11,7 @@
 #include "debug_common.h"
 #include "experiment.h"
 #include "fmt.h"
+#include "mem.h"
 #include "user.h"
 #include "x86.h"
 
@@ -83,6 +84,9 @@ static uint8_t user_buf[64] __attribute__((aligned(64)));
 
 static void exp_user_data(void)
 {
+	/* a fresh buffer: 0x5a left by an earlier run (reps=2) would pass the
+	 * "write reached memory" check without any write */
+	memset(user_buf, 0, sizeof user_buf);
 	dbg_begin(0);
 	write_dr0((uint64_t)(user_buf + 8));
 	write_dr7(dr7_bp(0, DR7_RW_WRITE, DR7_LEN_1));

@@ -8,6 +8,9 @@
 #include "trap.h"
 #include "x86.h"
 
+#define STR_(x)  #x
+#define XSTR(x) STR_(x)
+
 /* ---- 501: the journey -------------------------------------------------------
  * The trampoline logged CR0/CR4/EFER/CS at each step and ran INT3 through each
  * mode's own interrupt table.  The SDM says what each mode must look like:
@@ -68,7 +71,16 @@ EXPERIMENT(501, "mode-journey", "", "x86-64",
  * The watchdog and every PMI depend on these two LVT entries.  A one-shot timer
  * must deliver exactly one interrupt on VEC_TIMER; the perfmon entry must hold
  * VEC_PMI with fixed delivery, unmasked; and an interrupt on VEC_PMI must reach
- * the handler (sent here as a self-IPI, since a PMU may be absent). */
+ * the handler (sent here as a self-IPI, since a PMU may be absent).
+ *
+ * Under an emulator the interrupt comes when the host schedules it: a check of
+ * "within 5 ms" would judge the host, not the CPU.  So each interrupt is waited
+ * for up to LOSS_MS — only a lost interrupt takes that long — and how long it
+ * took is reported as a figure.  "Exactly one" is then checked over the next
+ * ONESHOT_QUIET_MS, three periods in which a periodic timer would fire again. */
+
+#define LOSS_MS                 1000
+#define ONESHOT_QUIET_MS        3
 
 static volatile uint32_t timer_hits, pmi_hits;
 
@@ -84,9 +96,22 @@ static void pmi_isr(struct trap_frame *tf)
 	apic_eoi();
 }
 
+/* Interrupts are on (the runner's sti); returns the microseconds waited. */
+static uint64_t wait_for(volatile uint32_t *hits, uint32_t want, uint32_t limit_ms)
+{
+	uint64_t per_ms = tsc_ticks_per_ms(), t0 = rdtsc();
+	while (*hits < want && rdtsc() - t0 < limit_ms * per_ms)
+		cpu_relax();
+	return (rdtsc() - t0) * 1000 / per_ms;
+}
+
 static void lvt_plumbing(void)
 {
-	if (!apic_ticks_per_ms()) {
+	if (!apic_present()) {
+		exp_skip("%s", apic_absent_reason());
+		return;
+	}
+	if (!apic_ticks_per_ms() || !tsc_ticks_per_ms()) {
 		exp_skip("APIC timer not calibrated: PIT channel 2 gave no time base");
 		return;
 	}
@@ -102,15 +127,25 @@ static void lvt_plumbing(void)
 	apic_write(APIC_TIMER_DCR, APIC_TIMER_DIV_16);
 	apic_write(APIC_LVT_TIMER, LVT_TIMER_ONESHOT | VEC_TIMER);
 	apic_write(APIC_TIMER_ICR, (uint32_t)apic_ticks_per_ms());      /* 1 ms */
-	delay_us(5000);
-	check_eqd("one-shot timer interrupts after 5 ms (1 ms armed)", timer_hits, 1);
+	uint64_t us = wait_for(&timer_hits, 1, LOSS_MS);
+	if (timer_hits)
+		diag("one-shot timer: first interrupt seen %llu us after arming 1 ms (host scheduling "
+		     "included)", (unsigned long long)us);
+	delay_us(ONESHOT_QUIET_MS * 1000);
+	check_eqd("one-shot timer (1 ms): interrupts within " XSTR(LOSS_MS) " ms, and none in the "
+		  XSTR(ONESHOT_QUIET_MS) " ms after the first", timer_hits, 1);
 	check_eq("timer current count after expiry", apic_read(APIC_TIMER_CCR), 0);
 
 	trap_set_handler(VEC_PMI, pmi_isr);
 	pmi_hits = 0;
 	apic_icr_send(apic_id(), VEC_PMI | ICR_DEST_SELF);       /* fixed, self shorthand */
+	us = wait_for(&pmi_hits, 1, LOSS_MS);
+	if (pmi_hits)
+		diag("self-IPI on the PMI vector: handler ran %llu us after the ICR write",
+		     (unsigned long long)us);
 	delay_us(1000);
-	check_eqd("self-IPI on the PMI vector reaches its handler", pmi_hits, 1);
+	check_eqd("self-IPI on the PMI vector reaches its handler (within " XSTR(LOSS_MS) " ms, once)",
+		  pmi_hits, 1);
 }
 EXPERIMENT(502, "lvt-plumbing", "", "local APIC",
 	   "LVT timer one-shot and LVT perfmon vector deliver to their handlers", lvt_plumbing);

@@ -58,7 +58,10 @@
 #define X2APIC_LDR(id)          ((((id) >> 4) & 0xffffu) << 16 | 1u << ((id) & 0xf))
 #define X2APIC_BROADCAST        0xffffffffu
 
+#define PIT_HZ          1193182 /* 8254 input clock */
 /* tracelab's interrupt vectors */
+#define VEC_PIC_IRQ0    0x20    /* 8259 master, re-based by pic_disable(): PIT watchdog */
+#define VEC_PIC_SPURIOUS 0x27   /* 8259 master IRQ7: spurious, no EOI */
 #define VEC_USER_RETURN 0x80    /* ring 3 -> kernel: "user function finished" */
 #define VEC_PMI         0xf0    /* LVT performance-monitor entry */
 #define VEC_TIMER       0xf1    /* LVT timer: experiment watchdog */

@@ -1,9 +1,54 @@
-/* One printf for serial and screen. */
+/* One printf for serial and screen.
+ *
+ * A write is whole: interrupts are off while it goes out (or into the held
+ * block), and a lock keeps the other CPUs' writes out of it, so the watchdog's
+ * message (from its interrupt) or another CPU's line comes before or after a
+ * line, never in the middle of one.  Every caller writes whole lines (each
+ * kprintf ends with its '\n').  The lock is not waited for forever: a CPU that
+ * was parked with INIT while it held it (kernel/smp.c) must not silence the
+ * console, so after a bound the writer goes ahead; and a CPU that re-enters (an
+ * NMI or an exception in the middle of a write) does not wait for itself. */
 #include "console.h"
 #include "fmt.h"
+#include "percpu.h"
 #include "screen.h"
 #include "serial.h"
 #include "str.h"
+#include "x86.h"
+
+#define LOCK_SPINS      20000000u       /* far beyond any one line's time on the wire */
+
+static volatile uintptr_t owner;        /* the writing CPU's struct percpu, 0 when free */
+
+struct guard { uint64_t flags; bool locked; };
+
+static struct guard enter(void)
+{
+	struct guard g = { read_rflags(), false };
+	cli();
+	uintptr_t self = (uintptr_t)this_cpu();
+	if (!self)
+		self = 1;
+	if (owner == self)
+		return g;               /* nested on this CPU */
+	for (uint32_t i = 0; i < LOCK_SPINS; i++) {
+		uintptr_t expected = 0;
+		if (__atomic_compare_exchange_n(&owner, &expected, self, false, __ATOMIC_ACQUIRE,
+						__ATOMIC_RELAXED)) {
+			g.locked = true;
+			break;
+		}
+		cpu_relax();
+	}
+	return g;
+}
+
+static void leave(struct guard g)
+{
+	if (g.locked)
+		__atomic_store_n(&owner, 0, __ATOMIC_RELEASE);
+	write_rflags(g.flags);
+}
 
 /* The held block: text, and a colour change as COLOR_MARK followed by the colour. */
 #define HOLD_SIZE (256 * 1024)
@@ -32,28 +77,33 @@ static void keep(char c)
 
 void console_write(const char *s, unsigned long n)
 {
-	if (!holding) {
+	struct guard g = enter();
+	if (!holding)
 		emit(s, n);
-		return;
-	}
-	for (unsigned long i = 0; i < n; i++)
-		keep(s[i]);
+	else
+		for (unsigned long i = 0; i < n; i++)
+			keep(s[i]);
+	leave(g);
 }
 
 void console_color(int c)
 {
+	struct guard g = enter();
 	if (!holding) {
 		screen_color(c);
-		return;
+	} else {
+		keep(COLOR_MARK);
+		keep((char)c);
 	}
-	keep(COLOR_MARK);
-	keep((char)c);
+	leave(g);
 }
 
 void console_hold(void)
 {
+	struct guard g = enter();
 	nheld = dropped = 0;
 	holding = true;
+	leave(g);
 }
 
 bool console_holding(void)
@@ -63,8 +113,11 @@ bool console_holding(void)
 
 void console_release(const char *head)
 {
-	if (!holding)
+	struct guard g = enter();
+	if (!holding) {
+		leave(g);
 		return;
+	}
 	holding = false;
 	emit(head, tl_strlen(head));
 	unsigned long from = 0;
@@ -82,14 +135,18 @@ void console_release(const char *head)
 		kprintf("    # console: %lu bytes of this block not shown (hold buffer of %u bytes full)\n",
 			dropped, HOLD_SIZE);
 	nheld = dropped = 0;
+	leave(g);
 }
 
 void kvprintf(const char *fmt, va_list ap)
 {
 	char buf[512];
 	int n = tl_vsnprintf(buf, sizeof buf, fmt, ap);
-	if (n > (int)sizeof buf - 1)
+	if (n > (int)sizeof buf - 1) {
+		/* cut, but still a whole line */
 		n = sizeof buf - 1;
+		buf[n - 1] = '\n';
+	}
 	console_write(buf, (unsigned long)n);
 }
 

@@ -2,6 +2,7 @@
 #include "console.h"
 #include "cpu.h"
 #include "cpuid.h"
+#include "fmt.h"
 #include "msr.h"
 #include "str.h"
 #include "trap.h"
@@ -119,16 +120,17 @@ void cpu_report(void)
 			(unsigned long long)cpu.misc_enable, yn(cpu.misc_enable & MISC_ENABLE_PERF_MON),
 			yn(cpu.misc_enable & MISC_ENABLE_BTS_UNAVAIL),
 			yn(cpu.misc_enable & MISC_ENABLE_PEBS_UNAVAIL));
-	kprintf("# cpu: Intel PT=%s arch LBR=%s", yn(cpu.leaf7_ebx & CPUID_7_EBX_INTEL_PT),
-		yn(cpu.leaf7_edx & CPUID_7_EDX_ARCH_LBR));
+	char pt[160] = "";
 	if ((cpu.leaf7_ebx & CPUID_7_EBX_INTEL_PT) && cpu.max_leaf >= 0x14) {
 		struct cpuid_regs p = cpuid(0x14, 0);
-		kprintf(" (leaf 14H: EBX=0x%x ECX=0x%x: CR3 filter %s, IP filter %s, single-range %s, ToPA %s)",
-			p.ebx, p.ecx, yn(p.ebx & CPUID_14_0_EBX_CR3FILTER),
-			yn(p.ebx & CPUID_14_0_EBX_IPFILTER), yn(p.ecx & CPUID_14_0_ECX_SINGLE_RANGE),
-			yn(p.ecx & CPUID_14_0_ECX_TOPA));
+		tl_snprintf(pt, sizeof pt,
+			    " (leaf 14H: EBX=0x%x ECX=0x%x: CR3 filter %s, IP filter %s, single-range %s, ToPA %s)",
+			    p.ebx, p.ecx, yn(p.ebx & CPUID_14_0_EBX_CR3FILTER),
+			    yn(p.ebx & CPUID_14_0_EBX_IPFILTER), yn(p.ecx & CPUID_14_0_ECX_SINGLE_RANGE),
+			    yn(p.ecx & CPUID_14_0_ECX_TOPA));
 	}
-	kprintf("\n");
+	kprintf("# cpu: Intel PT=%s arch LBR=%s%s\n", yn(cpu.leaf7_ebx & CPUID_7_EBX_INTEL_PT),
+		yn(cpu.leaf7_edx & CPUID_7_EDX_ARCH_LBR), pt);
 	if (cpu.vendor == VENDOR_AMD)
 		kprintf("# cpu: AMD PerfCtrExtCore=%s IBS=%s\n",
 			yn(cpu.ext1_ecx & CPUID_80000001_ECX_PERFCTR_CORE),

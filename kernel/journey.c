@@ -1,5 +1,6 @@
 /* The mode journey as the trampoline logged it (boot/trampoline.S). */
 #include "console.h"
+#include "fmt.h"
 #include "mem.h"
 #include "percpu.h"
 
@@ -30,11 +31,11 @@ void journey_report(const struct percpu *c)
 		const struct journey_rec *j = &c->journey[i];
 		if (i == JSTEP_LOADER && c->index != 0)
 			continue;       /* APs start in real mode */
-		kprintf("# journey cpu%u: %-21s CS=0x%04x CR0=0x%08x CR4=0x%08x EFER=0x%x",
-			c->index, step_name[i], j->cs, j->cr0, j->cr4, j->efer);
+		char int3[80] = "";
 		if (i == JSTEP_REAL || i == JSTEP_PROT)
-			kprintf(" INT3 via %s: hits=%u ip=0x%x (expected 0x%x)",
-				i == JSTEP_REAL ? "IVT" : "IDT32", j->bp_hits, j->bp_ip, j->bp_expect);
-		kprintf("\n");
+			tl_snprintf(int3, sizeof int3, " INT3 via %s: hits=%u ip=0x%x (expected 0x%x)",
+				    i == JSTEP_REAL ? "IVT" : "IDT32", j->bp_hits, j->bp_ip, j->bp_expect);
+		kprintf("# journey cpu%u: %-21s CS=0x%04x CR0=0x%08x CR4=0x%08x EFER=0x%x%s\n",
+			c->index, step_name[i], j->cs, j->cr0, j->cr4, j->efer, int3);
 	}
 }

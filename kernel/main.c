@@ -102,9 +102,14 @@ void kernel_main64(void)
 	pic_disable();
 	apic_init();
 	c->apic_id = apic_id();
-	kprintf("# apic: %s, id %u, timer %llu ticks/ms (divide by 16)\n",
-		apic_x2apic() ? "x2APIC" : "xAPIC", c->apic_id,
-		(unsigned long long)apic_ticks_per_ms());
+	if (apic_present())
+		kprintf("# apic: %s, id %u, timer %llu ticks/ms (divide by 16)\n",
+			apic_x2apic() ? "x2APIC" : "xAPIC", c->apic_id,
+			(unsigned long long)apic_ticks_per_ms());
+	else
+		kprintf("# apic: none: %s; no APIC register is touched, no IPI sent\n",
+			apic_absent_reason());
+	kprintf("# watchdog: %s\n", watchdog_describe());
 	smp_init();
 	kprintf("# cpus online: %u\n", ncpus_online);
 	bool ok = cmdline_parse_boot(bootinfo.cmdline, bootinfo.cmdline_len,

@@ -4,6 +4,7 @@
  * framebuffer write-through.  Everything else is left unmapped, so a stray
  * pointer faults instead of scribbling on MMIO.  All pages are user-accessible:
  * ring-3 experiments run kernel code. */
+#include "apic.h"
 #include "apicdef.h"
 #include "console.h"
 #include "cr.h"
@@ -74,13 +75,15 @@ void paging_init(const struct boot_info *bi)
 {
 	extern char __kernel_start[], __kernel_end[];
 	pml4 = alloc_table();
-	uint64_t apic = rdmsr(IA32_APIC_BASE) & APIC_BASE_ADDR_MASK;
+	uint64_t apic = apic_phys_base();       /* 0: no local APIC, nothing to map */
 	/* The APIC's 4 KiB page, uncached, goes in first so that the 2 MiB
 	 * mappings below do not cover it with write-back. */
-	map_4k(apic, PTE_PCD | PTE_PWT);
-	for (uint64_t a = apic & ~0x1fffffULL; a < (apic & ~0x1fffffULL) + 0x200000; a += 4096)
-		if (a != apic)
-			map_4k(a, PTE_PCD | PTE_PWT);
+	if (apic) {
+		map_4k(apic, PTE_PCD | PTE_PWT);
+		for (uint64_t a = apic & ~0x1fffffULL; a < (apic & ~0x1fffffULL) + 0x200000; a += 4096)
+			if (a != apic)
+				map_4k(a, PTE_PCD | PTE_PWT);
+	}
 	map_range_2m(0, 0x200000, 0);
 	map_range_2m((uintptr_t)__kernel_start, (uintptr_t)__kernel_end - (uintptr_t)__kernel_start, 0);
 	for (int i = 0; i < bi->nmmap; i++)
@@ -95,6 +98,10 @@ void paging_init(const struct boot_info *bi)
 		return;
 	}
 	write_cr3((uint64_t)(uintptr_t)pml4);
-	kprintf("# paging: identity map from the memory map, %d table pages; APIC 0x%llx uncached\n",
-		pool_used, (unsigned long long)apic);
+	if (apic)
+		kprintf("# paging: identity map from the memory map, %d table pages; APIC 0x%llx uncached\n",
+			pool_used, (unsigned long long)apic);
+	else
+		kprintf("# paging: identity map from the memory map, %d table pages; no local APIC\n",
+			pool_used);
 }

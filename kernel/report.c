@@ -190,7 +190,7 @@ static void block(sink_fn out)
 			 yn(cpu.ext1_ecx & CPUID_80000001_ECX_PERFCTR_CORE),
 			 yn(cpu.ext1_ecx & CPUID_80000001_ECX_IBS), cpu.max_ext_leaf);
 	out_line(out, SC_NORMAL, "# sys: hypervisor %s, %u cpus, %s, %s\n", hv, ncpus_online,
-		 apic_x2apic() ? "x2APIC" : "xAPIC", screen_brief());
+		 !apic_present() ? "no APIC" : apic_x2apic() ? "x2APIC" : "xAPIC", screen_brief());
 	/* the arguments as the command-line parser found them (after QEMU's image
 	 * path), escaped: lib/cmdline.c, lib/str.c */
 	size_t off = kcmdline.args_off, len = tl_strlen(bootinfo.cmdline);

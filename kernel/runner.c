@@ -333,9 +333,10 @@ void runner_watchdog(struct trap_frame *tf)
 	apic_eoi();
 	if (!rs.active || rs.cpu != this_cpu()->index)
 		return;
+	uint64_t elapsed = apic_watchdog_elapsed_ms();  /* before the held block goes out */
 	results_flush(2);
-	kprintf("    # watchdog: experiment %llu still running after %u ms\n",
-		(unsigned long long)rs.e->num, rs.watchdog_ms);
+	kprintf("    # watchdog: experiment %llu still running after %u ms (%llu ms by the TSC)\n",
+		(unsigned long long)rs.e->num, rs.watchdog_ms, (unsigned long long)elapsed);
 	trap_dump(tf);
 	rs.timed_out = true;
 	ctx_resume(&rs.ctx);

@@ -19,7 +19,10 @@
 extern const char __tramp_image[], __tramp_image_end[];
 extern char TROFF_cr3[], TROFF_stack[], TROFF_target[];
 
-#define AP_ANSWER_MS    100     /* INIT to the AP's C entry; the SDM's sequence needs ~10.4 */
+/* INIT to the AP's C entry: the SDM's sequence needs ~10.4 ms, a real AP a little
+ * more; an emulator's vCPU thread may wait for a host core much longer.  Only an
+ * AP that is not there takes this long (the time taken is reported). */
+#define AP_ANSWER_MS    1000
 
 static struct acpi_found acpi;
 static bool have_madt;
@@ -250,6 +253,11 @@ void smp_init(void)
 	if (!tsc_ms)
 		tsc_ms = 1;
 
+	if (!apic_present()) {
+		kprintf("# smp: no local APIC (%s): no INIT/SIPI can be sent, only the boot CPU runs\n",
+			apic_absent_reason());
+		return;
+	}
 	if (tramp_skipped) {
 		kprintf("# smp: the trampoline pages are not usable RAM: only the boot CPU runs\n");
 		return;

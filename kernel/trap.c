@@ -4,6 +4,7 @@
 #include "apic.h"
 #include "console.h"
 #include "dr.h"
+#include "fmt.h"
 #include "msr.h"
 #include "percpu.h"
 #include "trap.h"
@@ -145,19 +146,21 @@ static bool fixup(struct trap_frame *tf)
 	return false;
 }
 
+/* One line (kernel/console.c: every write is whole lines). */
 static void stack_trace(uint64_t rbp)
 {
 	extern char __kernel_start[], __kernel_end[];
-	kprintf("# stack:");
+	char line[200];
+	int n = tl_snprintf(line, sizeof line, "# stack:");
 	for (int i = 0; i < 8 && rbp; i++) {
 		if (rbp & 7 || rbp < (uint64_t)(uintptr_t)__kernel_start ||
 		    rbp + 16 > (uint64_t)(uintptr_t)__kernel_end)
 			break;
 		uint64_t ret = ((uint64_t *)(uintptr_t)rbp)[1];
-		kprintf(" 0x%llx", (unsigned long long)ret);
+		n += tl_snprintf(line + n, sizeof line - (size_t)n, " 0x%llx", (unsigned long long)ret);
 		rbp = ((uint64_t *)(uintptr_t)rbp)[0];
 	}
-	kprintf("\n");
+	kprintf("%s\n", line);
 }
 
 void trap_dump(const struct trap_frame *tf)
@@ -188,7 +191,20 @@ void trap_dispatch(struct trap_frame *tf)
 		handlers[v](tf);
 		return;
 	}
-	/* the timer is armed only as an experiment's watchdog: it ends one */
+	/* The timer is armed only as an experiment's watchdog: once all of it has
+	 * passed (kernel/apic.c chains it past its 32-bit count), it ends one.
+	 * Without an APIC the watchdog is the PIT on IRQ0, ended the same way. */
+	if (v == VEC_TIMER && !apic_watchdog_expired()) {
+		apic_eoi();
+		return;
+	}
+	if (v == VEC_PIC_IRQ0) {
+		if (!pit_watchdog_tick())       /* EOIs the 8259 */
+			return;
+		v = VEC_TIMER;
+	}
+	if (v == VEC_PIC_SPURIOUS)              /* 8259 IRQ7 without a request: no EOI */
+		return;
 	if (v == VEC_TIMER)
 		abandon_tracing();
 	if (defaults[v]) {

@@ -24,9 +24,13 @@ _start:
 	cld
 	movl %eax, boot_magic
 	movl %ebx, boot_info
+	/* The checks (boot/early.S) run on a stack in .data: .bss, where the boot
+	 * stack is, may lie past the end of RAM until check_memory says it does not. */
+	movl $early_stack_top, %esp
+	call check_long_mode
+	call check_memory
 	movl $boot_stack_top, %esp
 
-	call check_long_mode
 	call copy_mbi
 	call build_early_paging
 	/* The trampoline's pages must be RAM that nobody owns (the memory map says
@@ -59,50 +63,6 @@ _start:
 	/* Down: our GDT, a 16-bit code segment based at the trampoline, then PE=0. */
 	lgdt TADDR(gdtr)
 	ljmp $SEL_CODE16, $TROFF_down16
-
-/* No CPUID, or no long mode: say so on COM1 and on the VGA text screen, halt. */
-check_long_mode:
-	pushfl
-	pop %eax
-	movl %eax, %ecx
-	xorl $0x200000, %eax                    /* EFLAGS.ID toggles iff CPUID exists */
-	push %eax
-	popfl
-	pushfl
-	pop %eax
-	cmpl %eax, %ecx
-	je no_long_mode
-	movl $0x80000000, %eax
-	cpuid
-	cmpl $0x80000001, %eax
-	jb no_long_mode
-	movl $0x80000001, %eax
-	cpuid
-	testl $(1 << 29), %edx                   /* CPUID.80000001H:EDX.LM[29] */
-	jz no_long_mode
-	ret
-
-no_long_mode:
-	movl $msg_no_lm, %esi
-	movl $0xb8000, %edi
-1:	lodsb
-	testb %al, %al
-	jz 3f
-	movb $0x4f, %ah
-	stosw
-	movb %al, %bl
-	movw $0x3fd, %dx                         /* bounded wait for THR empty */
-	movl $100000, %ecx
-2:	inb %dx, %al
-	testb $0x20, %al
-	loopz 2b
-	movw $0x3f8, %dx
-	movb %bl, %al
-	outb %al, %dx
-	jmp 1b
-3:	cli
-	hlt
-	jmp 3b
 
 /* GRUB may have placed the multiboot2 information anywhere, the trampoline page
  * included: keep a copy in the kernel image before anything is overwritten. */
@@ -161,53 +121,26 @@ tramp_pages_usable:
 	movl $1, %eax
 	cmpl $MB2_LOADER_MAGIC, boot_magic
 	jne 9f
+	pushl %ebx
+	pushl %ecx
+	pushl %edx
+	pushl %esi
 	movl boot_info_size, %edx
 	cmpl $MBI_COPY_SIZE, %edx
 	jbe 1f
 	movl $MBI_COPY_SIZE, %edx
 1:	addl $boot_info_copy, %edx              /* edx = end of the copy */
-	movl $boot_info_copy + 8, %esi          /* first tag */
-2:	leal 8(%esi), %ecx
-	cmpl %edx, %ecx
-	ja 9f                                   /* ran out: no map, trust it */
-	movl 4(%esi), %ecx                      /* tag size */
-	cmpl $8, %ecx
-	jb 9f
-	cmpl $0, (%esi)
-	je 9f                                   /* end tag: no map found */
-	cmpl $6, (%esi)
-	je 3f
-	addl $7, %ecx
-	andl $~7, %ecx
-	addl %ecx, %esi
-	jmp 2b
-3:	leal (%esi, %ecx), %edi                 /* edi = end of the map tag */
-	cmpl %edx, %edi
-	jbe 4f
-	movl %edx, %edi
-4:	movl 8(%esi), %ebx                      /* entry_size */
-	cmpl $24, %ebx
-	jb 8f
-	addl $16, %esi
-5:	leal 24(%esi), %ecx
-	cmpl %edi, %ecx
-	ja 8f
-	cmpl $1, 16(%esi)                       /* usable RAM */
-	jne 6f
-	cmpl $0, 4(%esi)                        /* base below 4 GiB */
-	jne 6f
-	movl (%esi), %ecx
-	cmpl $TRAMP_CHECK_BASE, %ecx
-	ja 6f
-	cmpl $0, 12(%esi)                       /* length >= 4 GiB covers it */
+	movl $boot_info_copy, %esi
+	movl $TRAMP_CHECK_BASE, %ebx
+	movl $(TRAMP_CHECK_BASE + TRAMP_SIZE), %ecx
+	call mb2_covers                         /* boot/early.S: 1 yes, 0 no, 2 no map */
+	popl %esi
+	popl %edx
+	popl %ecx
+	popl %ebx
+	cmpl $2, %eax
 	jne 9f
-	addl 8(%esi), %ecx                      /* region end (no wrap below 4 GiB) */
-	jc 9f
-	cmpl $(TRAMP_CHECK_BASE + TRAMP_SIZE), %ecx
-	jae 9f
-6:	addl %ebx, %esi
-	jmp 5b
-8:	xorl %eax, %eax
+	movl $1, %eax                           /* no map to ask: trust it */
 9:	ret
 
 /* No usable trampoline page: straight from the loader's protected mode to long
@@ -237,10 +170,6 @@ copy_trampoline:
 	subl %esi, %ecx
 	rep movsb
 	ret
-
-	.section .rodata
-msg_no_lm:
-	.asciz "tracelab: this CPU has no long mode (CPUID.80000001H:EDX.LM[29]=0); halted."
 
 	.section .rodata
 	.balign 8

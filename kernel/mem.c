@@ -17,7 +17,10 @@ void arena_init(const struct boot_info *bi)
 	while (size >= 0x100000 && !bi_range_usable(bi, base, size))
 		size /= 2;
 	if (size < 0x100000 && bi->nmmap) {
-		kprintf("# memory: no usable RAM for the experiment arena after the kernel\n");
+		kprintf("# memory: WARNING: the experiment arena needs at least 1 MiB of usable RAM "
+			"at 0x%llx (after the kernel, 2 MiB aligned) and the memory map has none there: "
+			"experiments that need buffers (BTS, PEBS, PT) will fail for lack of memory\n",
+			(unsigned long long)base);
 		size = 0;
 	}
 	if (!bi->nmmap)         /* no memory map at all: trust the first 16 MiB after us */

@@ -7,6 +7,7 @@
 #include "msr.h"
 #include "msr_safe.h"
 #include "percpu.h"
+#include "timer.h"
 #include "x86.h"
 
 /* Without a local APIC — CPUID.01H:EDX.APIC[9]=0, or IA32_APIC_BASE.EN[11]=0,
@@ -261,11 +262,11 @@ static void pit_periodic(bool on)
 	}
 }
 
-static void apic_arm_ticks(uint64_t t)
+static void apic_arm_ticks(uint32_t t)
 {
 	apic_write(APIC_TIMER_DCR, APIC_TIMER_DIV_16);
 	apic_write(APIC_LVT_TIMER, LVT_TIMER_ONESHOT | VEC_TIMER);
-	apic_write(APIC_TIMER_ICR, t > 0xffffffffULL ? 0xffffffffU : (uint32_t)t);
+	apic_write(APIC_TIMER_ICR, t);
 }
 
 void apic_watchdog_arm(uint32_t ms)
@@ -285,10 +286,8 @@ void apic_watchdog_arm(uint32_t ms)
 		apic_write(APIC_LVT_TIMER, LVT_MASKED | VEC_TIMER);
 		return;
 	}
-	uint64_t t = ticks_per_ms ? ticks_per_ms * ms : 0xffffffffULL;
-	uint64_t now = t > 0xffffffffULL ? 0xffffffffULL : t;
-	wd[me].left = t - now;
-	apic_arm_ticks(now);
+	wd[me].left = ticks_per_ms ? ticks_per_ms * ms : 0xffffffffULL;
+	apic_arm_ticks(timer_chain_next(&wd[me].left));
 }
 
 bool apic_watchdog_expired(void)
@@ -296,10 +295,8 @@ bool apic_watchdog_expired(void)
 	uint32_t me = this_cpu()->index;
 	if (!wd[me].armed)
 		return false;
-	if (wd[me].left) {
-		uint64_t now = wd[me].left > 0xffffffffULL ? 0xffffffffULL : wd[me].left;
-		wd[me].left -= now;
-		apic_arm_ticks(now);
+	if (wd[me].left) {              /* lib/timer.c: the next link of the chain */
+		apic_arm_ticks(timer_chain_next(&wd[me].left));
 		return false;
 	}
 	wd[me].armed = false;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make test: host unit tests of lib/, the QR encoder read by zbarimg, the
-# fuzzers for a bounded time, the emulator matrix, the USB-stick boot.  The last
-# line is "N passed, N failed" over all of them.
+# fuzzers for a bounded time, the emulator matrix, the hostile boots, the
+# USB-stick boot.  The last line is "N passed, N failed" over all of them.
 set -u
 cd "$(dirname "$0")/.."
 B=build
@@ -70,6 +70,11 @@ count $B/fuzz-summary.log
 echo "== emulator matrix"
 python3 tests/matrix.py 2>&1 | tee $B/matrix.log
 count $B/matrix.log
+
+echo "== hostile boots: no APIC, no long mode, tiny RAM, odd command lines (tests/hostile.py)"
+python3 tests/hostile.py > $B/hostile.log 2>&1
+grep -v ': ok (' $B/hostile.log
+count $B/hostile.log
 
 echo "== USB-stick boot, BIOS and UEFI, serial off, screen read back"
 tests/usb-boot.sh -I $B/tracelab-ci.iso > $B/usb-boot.log 2>&1

@@ -247,9 +247,14 @@ void smp_init(void)
 	online[0] = true;
 	ncpus_online = 1;
 	boot[0].madt_id = bsp->apic_id;
-	uint64_t t = rdtsc();
-	delay_us(1000);
-	tsc_ms = rdtsc() - t;
+	/* the PIT calibration (kernel/apic.c); a 1 ms delay measured by itself
+	 * only when there was none (its guess of 1 GHz), and never 0 */
+	tsc_ms = tsc_ticks_per_ms();
+	if (!tsc_ms) {
+		uint64_t t = rdtsc();
+		delay_us(1000);
+		tsc_ms = rdtsc() - t;
+	}
 	if (!tsc_ms)
 		tsc_ms = 1;
 

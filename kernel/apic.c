@@ -128,15 +128,19 @@ void apic_icr_send(uint32_t dest, uint32_t low)
 		cpu_relax();
 }
 
-/* PIT channel 2 as the time reference: gate it through port 0x61, count down
- * CAL_MS in mode 0 and watch OUT2; the TSC (and the APIC timer, when there is
- * one) are read across it.  Bounded: a machine without a PIT gets 0.
+/* PIT channel 2 as the time reference: count down CAL_MS in mode 0 and watch
+ * OUT2 in port 0x61; the TSC (and the APIC timer, when there is one) are read
+ * across it.  Bounded: a machine without a PIT gets 0.
  *
- * Under an emulator the CPU may be descheduled in the middle of the window: it
- * then sees OUT2 late, and the TSC and APIC counts it read cover more than
- * CAL_MS (seen: 2.6 to 17 GHz "TSC" from one 5 ms window on a loaded 2.6 GHz
- * host).  A delay can only lengthen the window, never shorten it, so of
- * CAL_RUNS windows the shortest by the TSC is the truest. */
+ * The gate is raised before the count is written, so that counting starts with
+ * the count's second byte on a real 8254 and in QEMU alike (QEMU's i8254 ignores
+ * the gate in mode 0 and counts from the write), and the TSC is read right
+ * after that byte.  Under an emulator the CPU may still be descheduled in the
+ * window — it then sees OUT2 late (a long window) or, rarely, reads the TSC late
+ * (a short one); seen: 2.6 to 17 GHz "TSC" from single 5 ms windows on a loaded
+ * 2.6 GHz host, and most windows long.  Of CAL_RUNS windows the shortest that
+ * another one confirms (within 2%) is the undisturbed one; a lone short window
+ * is a late TSC read.  The TSC and the APIC timer are chosen each so. */
 #define CAL_MS          2
 #define CAL_RUNS        7
 
@@ -144,14 +148,13 @@ static bool calibrate_once(uint64_t *tsc, uint64_t *apic)
 {
 	const uint32_t count = PIT_HZ * CAL_MS / 1000;
 	uint8_t p61 = inb(0x61);
-	outb(0x61, (p61 & ~0x03) | 0x00);                /* gate low, speaker off */
-	outb(0x43, 0xb0);                                /* ch2, lo/hi, mode 0, binary */
-	outb(0x42, count & 0xff);
-	outb(0x42, count >> 8);
+	outb(0x61, (p61 & ~0x02) | 0x01);                /* gate high, speaker off */
+	outb(0x43, 0xb0);                                /* ch2, lo/hi, mode 0, binary: OUT2 low */
 	apic_write(APIC_TIMER_DCR, APIC_TIMER_DIV_16);
 	apic_write(APIC_LVT_TIMER, LVT_MASKED | VEC_TIMER);
-	outb(0x61, (p61 & ~0x02) | 0x01);                /* gate high: count */
+	outb(0x42, count & 0xff);
 	apic_write(APIC_TIMER_ICR, 0xffffffff);
+	outb(0x42, count >> 8);                          /* counting starts */
 	uint64_t t0 = rdtsc();
 	uint32_t i;
 	for (i = 0; i < 50000000 && !(inb(0x61) & 0x20); i++)
@@ -165,19 +168,29 @@ static bool calibrate_once(uint64_t *tsc, uint64_t *apic)
 	return i < 50000000;
 }
 
+static uint64_t shortest_confirmed(uint64_t *v, int n)
+{
+	for (int i = 1; i < n; i++)
+		for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
+			uint64_t t = v[j];
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+	for (int i = 0; i + 1 < n; i++)
+		if (v[i + 1] - v[i] <= v[i] / 50)
+			return v[i];
+	return v[n / 2];
+}
+
 static void calibrate(void)
 {
-	uint64_t best_tsc = ~0ULL, best_apic = 0;
-	for (int r = 0; r < CAL_RUNS; r++) {
-		uint64_t t, a;
-		if (!calibrate_once(&t, &a))
+	uint64_t t[CAL_RUNS], a[CAL_RUNS];
+	for (int r = 0; r < CAL_RUNS; r++)
+		if (!calibrate_once(&t[r], &a[r]))
 			return;
-		if (t < best_tsc)
-			best_tsc = t, best_apic = a;
-	}
 	if (present)
-		ticks_per_ms = best_apic / CAL_MS;
-	tsc_per_ms = best_tsc / CAL_MS;
+		ticks_per_ms = shortest_confirmed(a, CAL_RUNS) / CAL_MS;
+	tsc_per_ms = shortest_confirmed(t, CAL_RUNS) / CAL_MS;
 }
 
 void apic_init(void)

@@ -64,3 +64,19 @@ static void deliberate_hash(void)
 }
 EXPERIMENT(905, "selftest-hash", "", "-", "a check description with a hash sign",
 	   deliberate_hash, .flags = EXP_SELFTEST);
+
+/* Lines, one after another, until the watchdog ends the experiment: the
+ * watchdog's own lines must come between two of them, never inside one
+ * (kernel/console.c: every write is whole).  tests/hostile.py checks it. */
+static void deliberate_chatter(void)
+{
+	static char line[401];
+	for (int i = 0; i < 400; i++)
+		line[i] = (char)('a' + i % 26);
+	for (uint64_t i = 0;; i++) {
+		diag("chatter %llu %s", (unsigned long long)i, line);
+		delay_us(5);
+	}
+}
+EXPERIMENT(906, "selftest-chatter", "", "-", "lines written until the watchdog cuts in",
+	   deliberate_chatter, .flags = EXP_SELFTEST);

@@ -75,11 +75,15 @@ static void keep(char c)
 		dropped++;
 }
 
+/* A write is kept whole or not at all: a full hold buffer must not leave half
+ * a line for the next writer's line to follow. */
 void console_write(const char *s, unsigned long n)
 {
 	struct guard g = enter();
 	if (!holding)
 		emit(s, n);
+	else if (nheld + n > HOLD_SIZE)
+		dropped += n;
 	else
 		for (unsigned long i = 0; i < n; i++)
 			keep(s[i]);

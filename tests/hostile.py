@@ -137,9 +137,9 @@ def c_no_apic():
 
 def c_no_apic_all():
     r = qemu(["-cpu", "qemu64,-apic"], "run=all", timeout=60)
-    return expect(r, FAILED, [r"^# tracelab: pass:\d+ fail:\d+ skip:\d+ total:50$",
+    return expect(r, FAILED, [r"^# tracelab: pass:\d+ fail:\d+ skip:\d+ total:\d+$",
                               r"^ok \d+ 502 lvt-plumbing # SKIP " + APIC0 + "$"],
-                  [r"^not ok \d+ (502|510|511|512|513) "])
+                  [r"^not ok \d+ 5\d\d "])
 
 
 def no_lm(cpu):
@@ -288,7 +288,7 @@ def c_console_split():
                                     r"^not ok 1 906 selftest-chatter$"])
     r = qemu([], "run=debug watchdog=10")
     probs += expect(r, r.rc if r.rc in (PASSED, FAILED) else FAILED,
-                    [r"^# tracelab: pass:\d+ fail:\d+ skip:\d+ total:18$"])
+                    [r"^# tracelab: pass:\d+ fail:\d+ skip:\d+ total:\d+$"])
     return probs[:6]
 
 

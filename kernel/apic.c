@@ -73,7 +73,7 @@ bool apic_read_safe(uint32_t reg, uint32_t *v)
 		return false;
 	if (x2) {
 		uint64_t m;
-		if (!rdmsr_safe(0x800 + (reg >> 4), &m))
+		if (!rdmsr_safe(X2APIC_MSR(reg), &m))
 			return false;
 		*v = (uint32_t)m;
 		return true;

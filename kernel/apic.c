@@ -32,7 +32,7 @@ static void detect(void)
 	if (!(cpuid(1, 0).edx & CPUID_1_EDX_APIC))
 		tl_snprintf(absent_why, sizeof absent_why, "CPUID.01H:EDX.APIC[9]=0 (no local APIC)");
 	else if (!rdmsr_safe(IA32_APIC_BASE, &base_msr))
-		tl_snprintf(absent_why, sizeof absent_why, "RDMSR IA32_APIC_BASE (0x%x) #GP", IA32_APIC_BASE);
+		tl_snprintf(absent_why, sizeof absent_why, "RDMSR IA32_APIC_BASE (0x%x) GP", IA32_APIC_BASE);
 	else if (!(base_msr & APIC_BASE_EN))
 		tl_snprintf(absent_why, sizeof absent_why,
 			    "IA32_APIC_BASE.EN[11]=0 (local APIC disabled, MSR 0x%llx)",

@@ -14,7 +14,7 @@
  * The branch workloads are straight-line JMP chains with global labels, entered
  * with the WRMSR that turns BTS on and left with the one that turns it off, so
  * the exact records are known. */
-#include "bts.h"
+#include "bts_record.h"
 #include "apic.h"
 #include "cpu.h"
 #include "cpuid.h"
@@ -333,7 +333,7 @@ static void check_interrupts(const struct ds_area *d, uint32_t thr, uint32_t cap
 
 /* The book puts the threshold at the absolute maximum; SDM 17.4.9.4 wants it
  * several records short, so the records written while the interrupt is
- * delivered still fit (inc/bts.h).  The threshold is the book's 10 records. */
+ * delivered still fit (lib/bts_record.h).  The threshold is the book's 10 records. */
 #define BOOK_THRESH 10
 
 static void exp_bts_interrupt_full(void)

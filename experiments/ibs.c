@@ -21,6 +21,7 @@
 #include "experiment.h"
 #include "msr.h"
 #include "pmi.h"
+#include "pmu_state.h"
 #include "x86.h"
 
 #define IBS_FETCH_EN    (1ull << 48)

@@ -2,7 +2,7 @@
  *
  * SDM vol.3 "Processor Event Based Sampling": a counter enabled in
  * IA32_PEBS_ENABLE arms PEBS when it overflows and the next event triggers the
- * assist, which writes a record (layout by PEBS_FMT, see inc/pebs.h) at the PEBS
+ * assist, which writes a record (layout by PEBS_FMT, see lib/pebs_record.h) at the PEBS
  * index, reloads the counter from the DS "PEBS counter reset" slot, and raises a
  * PMI when the index reaches the PEBS interrupt threshold (setting
  * IA32_PERF_GLOBAL_STATUS.OvfDSBuffer[62]).  With PEBS_TRAP (PERF_CAPABILITIES[6])
@@ -16,7 +16,7 @@
  * lib/pebs_model.c, host-tested over every row.  A PEBS counter's event select
  * has INT clear: its PMI comes from the DS buffer threshold. */
 #include "apic.h"
-#include "bts.h"
+#include "bts_record.h"
 #include "apicdef.h"
 #include "cpu.h"
 #include "cpuid.h"
@@ -24,7 +24,7 @@
 #include "mem.h"
 #include "msr.h"
 #include "pmi.h"
-#include "pmu.h"
+#include "pmc.h"
 #include "pmu_common.h"
 #include "x86.h"
 #include "fmt.h"

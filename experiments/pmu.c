@@ -18,7 +18,7 @@
 #include "experiment.h"
 #include "msr.h"
 #include "pmi.h"
-#include "pmu.h"
+#include "pmc.h"
 #include "pmu_common.h"
 #include "x86.h"
 #include "mem.h"

@@ -5,7 +5,7 @@
 #include "experiment.h"
 #include "mem.h"
 #include "msr.h"
-#include "pmu.h"
+#include "pmc.h"
 #include "x86.h"
 
 __asm__(
@@ -150,11 +150,8 @@ bool pebs_prepare(struct pebs_setup *p, uint64_t data_cfg, uint32_t bts_records,
 			return false;
 		}
 		p->data_cfg = data_cfg;
-		p->rec_size = pebs_adaptive_size(data_cfg);
-	} else {
-		p->rec_size = pebs_record_size(p->layout);
 	}
-	if (p->plan.max_buffer && (uint64_t)pebs_records * p->rec_size > p->plan.max_buffer) {
+	if (!pebs_buffer_fits(&p->plan, p->layout, p->data_cfg, pebs_records, &p->rec_size)) {
 		exp_fail("PEBS buffer of %u records x %u bytes exceeds %u bytes (%s)", pebs_records,
 			 p->rec_size, p->plan.max_buffer, p->plan.u->name);
 		return false;

@@ -5,7 +5,9 @@
 #define EXPERIMENTS_PMU_COMMON_H
 #include <stdbool.h>
 #include <stdint.h>
+#include "ds_area.h"
 #include "pmi.h"
+#include "pmu_state.h"
 #include "pebs_model.h"
 
 /* Intel architectural perfmon of at least this version with a working PMC0:

@@ -9,7 +9,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "pt.h"
+#include "pt_decode.h"
+#include "pt_range.h"
 
 #define A(sym) ((uint64_t)(uintptr_t)(sym))
 

@@ -1,11 +1,13 @@
-/* The Debug Store, hardware side (kernel/ds.c): the save area in memory,
- * IA32_DS_AREA, and readable dumps.  The layout arithmetic is lib/ds.c's (ds.h). */
+/* The Debug Store, hardware side (kernel/ds_area.c): the save area in memory,
+ * IA32_DS_AREA, and readable dumps.  The whole layout (offsets, sizes, alignment,
+ * pointers, thresholds) is computed by lib/ds_layout.c: the kernel allocates,
+ * installs and reads. */
 #ifndef KERNEL_DS_AREA_H
 #define KERNEL_DS_AREA_H
 #include <stdbool.h>
 #include <stdint.h>
-#include "ds.h"
-#include "pebs.h"
+#include "ds_layout.h"
+#include "pebs_record.h"
 
 struct ds_area {
 	enum ds_format fmt;             /* always DS_FMT64 in IA-32e mode */
@@ -17,7 +19,7 @@ struct ds_area {
 	uint32_t pebs_records;          /* 0: no PEBS buffer */
 	enum pebs_layout pebs_layout;
 	uint64_t pebs_cfg;              /* MSR_PEBS_DATA_CFG the layout assumes */
-	bool pebs_timed, pebs_split_latency;    /* record reading (inc/pebs.h) */
+	bool pebs_timed, pebs_split_latency;    /* record reading (lib/pebs_record.h) */
 	uint64_t saved_msr;             /* IA32_DS_AREA before ds_install() */
 	bool installed;
 };
@@ -30,11 +32,11 @@ const char *ds_pebs_unavailable(void);
 /* The PEBS record layout by DTES64 / IA-32e and IA32_PERF_CAPABILITIES.PEBS_FMT;
  * NULL or the SKIP reason (IA32_PERF_CAPABILITIES.PEBS_FMT=n unknown). */
 const char *ds_pebs_layout(enum pebs_layout *l);
-/* Allocate (exp_alloc: zeroed, contiguous, identity-mapped, page aligned) and
- * lay out the management area and buffers (ds_plan_layout(): each buffer on its
- * own pages, BTS_PMI_MARGIN_RECORDS of guard after the BTS maximum).  Thresholds
+/* Allocate (exp_alloc: zeroed, contiguous, identity-mapped, page aligned) what
+ * ds_layout() lays out (each buffer on its own pages, BTS_PMI_MARGIN_RECORDS of
+ * guard after the BTS maximum) and write its pointers.  Thresholds
  * are in records from base (records + 1 = circular; an interrupting BTS buffer
- * keeps its threshold BTS_PMI_MARGIN_RECORDS short of the maximum, inc/bts.h).
+ * keeps its threshold BTS_PMI_MARGIN_RECORDS short of the maximum, lib/bts_record.h).
  * DS_OK or DS_ERR_. */
 int ds_create(struct ds_area *d, uint32_t bts_records, uint32_t bts_thresh_rec,
 	      uint32_t pebs_records, uint32_t pebs_thresh_rec, uint32_t pebs_rec_size);

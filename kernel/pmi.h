@@ -1,10 +1,11 @@
-/* The one performance-monitor interrupt handler shared by BTS, PMU and PEBS,
- * the hardware side of the Debug Store, and PMU MSR save/restore.
+/* The one performance-monitor interrupt handler shared by BTS, PMU and PEBS
+ * (kernel/pmi.c); the Debug Store's hardware side is kernel/ds_area.h, the PMU
+ * MSR save/restore kernel/pmu_state.h.
  *
  * Experiments describe what they armed (struct pmi_client) and the handler,
  * installed on VEC_PMI at boot, does the SDM's sequence (vol.3 17.4.9.5 "Writing
  * the DS Interrupt Service Routine"): disable tracing/PEBS on entry, classify
- * every cause present (lib/pmi.c), call the client's hooks for each, reset
+ * every cause present (lib/pmi_cause.c), call the client's hooks for each, reset
  * indexes, clear status, unmask LVT perfmon, re-enable, EOI.  The runner calls
  * pmi_reset() after every experiment. */
 #ifndef KERNEL_PMI_H
@@ -12,9 +13,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "trap.h"
-#include "ds.h"
-#include "ds_area.h"
-#include "pebs.h"
 #include "pmi_cause.h"
 
 void pmi_handler(struct trap_frame *tf);
@@ -65,21 +63,7 @@ void pmi_reset(void);
 uint32_t pmi_count(void);
 uint32_t pmi_spurious(void);
 /* The handler's notion of "PEBS records already seen": main.c registers it as
- * kernel/ds.c's install hook, so ds_install() sets it. */
+ * kernel/ds_area.c's install hook, so ds_install() sets it. */
 void pmi_pebs_seen_set(uint64_t index);
-
-/* ---- PMU MSR state: experiments leave it as they found it ------------------ */
-
-struct pmu_msrs {
-	uint32_t present;               /* bit per group below that could be read */
-	uint64_t debugctl, ds_area, pebs_enable, global_ctrl, global_status;
-	uint64_t fixed_ctrl, ld_lat, data_cfg;
-	uint64_t evtsel[8], pmc[8], fixed[4];
-	uint64_t amd_ctl[6], amd_ctr[6], amd_global_ctl;
-	uint64_t ibs_fetch_ctl, ibs_op_ctl;
-};
-void pmu_msrs_save(struct pmu_msrs *s);
-/* Disable first, restore values, enables last (GLOBAL_CTRL, DEBUGCTL). */
-void pmu_msrs_restore(const struct pmu_msrs *s);
 
 #endif

@@ -1,4 +1,4 @@
-/* Bounded text writer: see inc/fbuf.h. */
+/* Bounded text writer: see lib/fbuf.h. */
 #include <stdarg.h>
 #include "fbuf.h"
 #include "fmt.h"

@@ -1,4 +1,4 @@
-/* Per-model PEBS counter constraints and errata: see inc/pebs_model.h. */
+/* Per-model PEBS counter constraints and errata: see lib/pebs_model.h. */
 #include "pebs_model.h"
 #include "fmt.h"
 
@@ -208,4 +208,11 @@ const char *pebs_plan_for(const struct pebs_cpu *c, struct pebs_plan *p, char *b
 	}
 	p->max_buffer = (u->quirks & PEBS_Q_FMT0_4K) ? 4096 : 0;
 	return 0;
+}
+
+bool pebs_buffer_fits(const struct pebs_plan *p, enum pebs_layout layout, uint64_t data_cfg,
+		      uint32_t records, uint32_t *rec_size)
+{
+	*rec_size = layout == PEBS_L_ADAPTIVE ? pebs_adaptive_size(data_cfg) : pebs_record_size(layout);
+	return !p->max_buffer || (uint64_t)records * *rec_size <= p->max_buffer;
 }

@@ -4,7 +4,7 @@
  * Dispatch is two 256-entry tables: one on the first byte, one on the second
  * byte of extended (02h) opcodes.  Every read is bounds-checked against the
  * buffer; nothing here loops without consuming input. */
-#include "pt.h"
+#include "pt_decode.h"
 #include "le.h"
 
 /* first-byte classes */

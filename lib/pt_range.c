@@ -1,7 +1,7 @@
 /* Intel PT single-range output and configuration MSR helpers (SDM vol.3 32.2.7.1,
  * 32.2.8): MSR values for a buffer, the SDM's single-range error conditions,
  * IA32_RTIT_CTL from named fields, IA32_RTIT_STATUS decoding. */
-#include "pt.h"
+#include "pt_range.h"
 #include "msr.h"
 
 static const char *const err_names[PTRANGE_NERR] = {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tools/dsdump against a serial log in the kernel's verbose=1 Debug Store dump
-# format (kernel/ds.c ds_dump_raw()): no emulator here has BTS or PEBS, so the
+# format (kernel/ds_area.c ds_dump_raw()): no emulator here has BTS or PEBS, so the
 # log is made up from the kernel ELF's own symbols, with the record layouts of
 # the SDM: a BTS record pair, an adaptive PEBS record with timed PEBS (retire
 # latency in the basic header) and split latency, a legacy PEBS_FMT 3 record.

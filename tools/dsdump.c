@@ -4,7 +4,7 @@
  *
  *   dsdump LOG [NAME] [ELF]
  *
- * The dump format, written by kernel/ds.c ds_dump_raw() when verbosity >= 1
+ * The dump format, written by kernel/ds_area.c ds_dump_raw() when verbosity >= 1
  * (each line may be indented and prefixed by KTAP's "# "):
  *   # ds-dump begin NAME area=0x... pebs_fmt=N layout=L cfg=0x... timed=T split=S
  *   # ds: mgmt +0xOFF Q0 Q1 Q2 Q3            (hex quadwords of the area)
@@ -20,9 +20,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "bts.h"
-#include "ds.h"
-#include "pebs.h"
+#include "bts_record.h"
+#include "ds_layout.h"
+#include "pebs_record.h"
 
 struct sym { uint64_t addr, size; char *name; };
 static struct sym *syms;

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 #include <intel-pt.h>
-#include "pt.h"
+#include "pt_decode.h"
 
 static uint64_t rs = 0x243f6a8885a308d3ULL;
 static uint64_t rnd(void)

@@ -5,7 +5,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include "pt.h"
+#include "pt_decode.h"
 
 static void payload(const struct ptd_packet *p)
 {

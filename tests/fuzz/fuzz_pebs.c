@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
-#include "pebs.h"
+#include "pebs_record.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <intel-pt.h>
-#include "pt.h"
+#include "pt_decode.h"
 
 static struct {
 	bool tried, ok;

@@ -179,3 +179,19 @@ TEST(pebs_errata_gate)
 	CHECK(pebs_plan_for(&c, &p, why, sizeof why) != NULL);
 	CHECK(strcmp(why, "family 0x6 model 0x97 core type 0x10: PEBS counter constraints not in tracelab's table") == 0);
 }
+
+/* The buffer's record size by layout and data groups, and the model's limit. */
+TEST(pebs_buffer_shape)
+{
+	struct pebs_plan p;
+	memset(&p, 0, sizeof p);
+	uint32_t rs = 0;
+	CHECK(pebs_buffer_fits(&p, PEBS_L64_FMT0, 0, 1000, &rs));
+	CHECK_EQ(rs, pebs_record_size(PEBS_L64_FMT0));
+	CHECK(pebs_buffer_fits(&p, PEBS_L_ADAPTIVE, PEBS_CFG_GPR, 4, &rs));
+	CHECK_EQ(rs, pebs_adaptive_size(PEBS_CFG_GPR));
+	p.max_buffer = 4096;
+	CHECK(pebs_buffer_fits(&p, PEBS_L64_FMT0, 0, 4096 / pebs_record_size(PEBS_L64_FMT0), &rs));
+	CHECK(!pebs_buffer_fits(&p, PEBS_L64_FMT0, 0, 4096 / pebs_record_size(PEBS_L64_FMT0) + 1, &rs));
+	CHECK_EQ(rs, pebs_record_size(PEBS_L64_FMT0));
+}

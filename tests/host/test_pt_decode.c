@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <intel-pt.h>
-#include "pt.h"
+#include "pt_decode.h"
 #include "tl_test.h"
 
 /* ---- deterministic PRNG ------------------------------------------------- */

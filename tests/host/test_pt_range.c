@@ -2,7 +2,7 @@
  * error conditions (vol.3 32.2.7.1), IA32_RTIT_CTL fields, STATUS decoding. */
 #include <string.h>
 #include "msr.h"
-#include "pt.h"
+#include "pt_range.h"
 #include "tl_test.h"
 
 TEST(ptrange_smallest_and_largest)

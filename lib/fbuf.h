@@ -1,8 +1,8 @@
 /* A bounded text writer over a caller's char buffer (no libc), used by the
  * decoders' table formatters.  Output is always NUL-terminated; overflow is
  * sticky and truncates rather than writing past cap. */
-#ifndef INC_FBUF_H
-#define INC_FBUF_H
+#ifndef LIB_FBUF_H
+#define LIB_FBUF_H
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -1,7 +1,7 @@
-/* Host tests of lib/pebs.c: every PEBS record format, adaptive groups, errors. */
+/* Host tests of lib/pebs_record.c: every PEBS record format, adaptive groups, errors. */
 #include <string.h>
 #include "tl_test.h"
-#include "pebs.h"
+#include "pebs_record.h"
 
 static void put(uint8_t *p, unsigned off, unsigned n, uint64_t v)
 {

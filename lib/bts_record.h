@@ -10,12 +10,12 @@
  * In a circular buffer (BTINT=0) the processor writes at index and, on reaching
  * the absolute maximum, resets index to base.  Once it has wrapped, the oldest
  * record is the one at index. */
-#ifndef INC_BTS_H
-#define INC_BTS_H
+#ifndef LIB_BTS_RECORD_H
+#define LIB_BTS_RECORD_H
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "ds.h"
+#include "ds_layout.h"
 
 #define BTS_FLAG_PREDICTED      (1u << 4)
 

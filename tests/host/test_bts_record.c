@@ -1,7 +1,7 @@
-/* Host tests of lib/bts.c: record decoding and oldest-first reconstruction. */
+/* Host tests of lib/bts_record.c: record decoding and oldest-first reconstruction. */
 #include <string.h>
 #include "tl_test.h"
-#include "bts.h"
+#include "bts_record.h"
 
 TEST(bts_decode_64)
 {

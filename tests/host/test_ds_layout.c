@@ -1,7 +1,7 @@
-/* Host tests of lib/ds.c: DS management-area layout and buffer validation. */
+/* Host tests of lib/ds_layout.c: DS management-area layout and buffer validation. */
 #include <string.h>
 #include "tl_test.h"
-#include "ds.h"
+#include "ds_layout.h"
 
 TEST(ds_offsets_64)
 {

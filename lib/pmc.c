@@ -1,5 +1,5 @@
-/* Counter preset and overflow arithmetic: see inc/pmu.h. */
-#include "pmu.h"
+/* Counter preset and overflow arithmetic: see lib/pmc.h. */
+#include "pmc.h"
 
 uint64_t pmu_mask(unsigned width)
 {

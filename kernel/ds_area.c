@@ -1,12 +1,12 @@
 /* The Debug Store, hardware side: feature detection, allocation of the save area,
- * IA32_DS_AREA, and readable dumps.  The layout arithmetic lives in lib/ds.c.
+ * IA32_DS_AREA, and readable dumps.  The layout arithmetic lives in lib/ds_layout.c.
  *
  * SDM vol.3 17.4.9 (18.6.3.4 in older editions): the DS save area must be in
  * non-paged, present, accessed and dirty memory, on linearly contiguous pages,
  * not sharing a page with code, and the same for every address space.  exp_alloc()
  * gives zeroed, contiguous, identity-mapped memory in the kernel's arena, and we
  * keep it page aligned so it never shares a page with code. */
-#include "bts.h"
+#include "bts_record.h"
 #include "cpu.h"
 #include "cpuid.h"
 #include "ds_area.h"
@@ -101,46 +101,38 @@ const char *ds_pebs_layout(enum pebs_layout *l)
 int ds_create(struct ds_area *d, uint32_t bts_records, uint32_t bts_thresh_rec,
 	      uint32_t pebs_records, uint32_t pebs_thresh_rec, uint32_t pebs_rec_size)
 {
+	/* The whole layout is lib/ds_layout.c's: the management area (its size by
+	 * PEBS_FMT), the BTS buffer on its own page, the PEBS buffer a guard of
+	 * BTS_PMI_MARGIN_RECORDS records past the BTS maximum (records the processor
+	 * writes past an interrupt threshold never reach a PEBS record), every
+	 * pointer and threshold, the SDM's checks.  Here: allocate, write, remember. */
+	struct ds_spec s = {
+		.fmt = DS_FMT64,        /* IA-32e mode: the 64-bit format whatever DTES64 says */
+		.pebs_fmt = cpu.has_perf_caps ?
+			(unsigned)((cpu.perf_caps >> PERF_CAP_PEBS_FMT_SHIFT) & PERF_CAP_PEBS_FMT_MASK) : 0,
+		.bts_records = bts_records, .bts_thresh_rec = bts_thresh_rec,
+		.bts_guard_records = BTS_PMI_MARGIN_RECORDS,
+		.pebs_records = pebs_records, .pebs_thresh_rec = pebs_thresh_rec,
+		.pebs_rec_size = pebs_rec_size,
+	};
+	struct ds_layout l;
+	uint64_t bytes, align;
 	memset(d, 0, sizeof *d);
-	d->fmt = DS_FMT64;
-	d->pebs_fmt = cpu.has_perf_caps ?
-		(unsigned)((cpu.perf_caps >> PERF_CAP_PEBS_FMT_SHIFT) & PERF_CAP_PEBS_FMT_MASK) : 0;
-	d->bts_rec = ds_bts_record_size(d->fmt);
+	d->fmt = s.fmt;
+	d->pebs_fmt = s.pebs_fmt;
+	d->bts_rec = ds_bts_record_size(s.fmt);
 	d->bts_records = bts_records;
 	d->pebs_rec = pebs_rec_size;
 	d->pebs_records = pebs_records;
-	/* management area (its size by PEBS_FMT: the fixed-counter reset slots of
-	 * PEBS_FMT 5 end at 0x1c0), the BTS buffer on its own page, then the PEBS
-	 * buffer a guard of BTS_PMI_MARGIN_RECORDS records past the BTS maximum,
-	 * so that records the processor writes past an interrupt threshold never
-	 * reach a PEBS record */
-	struct ds_plan pl;
-	int e = ds_plan_layout(d->fmt, d->pebs_fmt, (uint64_t)bts_records * d->bts_rec,
-			       (uint64_t)pebs_records * pebs_rec_size,
-			       (uint64_t)BTS_PMI_MARGIN_RECORDS * d->bts_rec, &pl);
+	int e = ds_layout_size(&s, &bytes, &align);
 	if (e)
 		return e;
-	d->mgmt = exp_alloc((size_t)pl.total, 4096);
+	d->mgmt = exp_alloc((size_t)bytes, (size_t)align);
 	if (!d->mgmt)
 		return DS_ERR_NO_RECORDS;
-	uint64_t area = (uint64_t)(uintptr_t)d->mgmt;
-	struct ds_buf bts = { 0 }, pebs = { 0 };
-	if (bts_records) {
-		e = ds_buf_layout(d->fmt, area + pl.bts_off, d->bts_rec, bts_records, bts_thresh_rec,
-				  bts_thresh_rec > bts_records ? DS_USE_CIRCULAR : DS_USE_INTERRUPT, &bts);
-		if (e)
-			return e;
-		ds_put_buf(d->mgmt, d->fmt, false, &bts);
-	}
-	if (pebs_records) {
-		e = ds_buf_layout(d->fmt, area + pl.pebs_off, pebs_rec_size, pebs_records,
-				  pebs_thresh_rec, DS_USE_INTERRUPT, &pebs);
-		if (e)
-			return e;
-		ds_put_buf(d->mgmt, d->fmt, true, &pebs);
-	}
-	return ds_area_check(d->fmt, d->pebs_fmt, area, bts_records ? &bts : 0, d->bts_rec,
-			     pebs_records ? &pebs : 0, pebs_rec_size);
+	e = ds_layout(&s, (uint64_t)(uintptr_t)d->mgmt, &l);
+	ds_layout_write(d->mgmt, &l);
+	return e;
 }
 
 const char *ds_install(struct ds_area *d)

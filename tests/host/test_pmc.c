@@ -1,6 +1,6 @@
-/* Host tests of lib/pmu.c: counter presets and overflow at widths 32..64. */
+/* Host tests of lib/pmc.c: counter presets and overflow at widths 32..64. */
 #include "tl_test.h"
-#include "pmu.h"
+#include "pmc.h"
 
 TEST(pmu_mask_and_preset)
 {

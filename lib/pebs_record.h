@@ -30,9 +30,9 @@
  * The memory-info group's latency quadword is one load latency up to Ice Lake;
  * from Alder Lake / Sapphire Rapids it is split: instruction latency in bits
  * 15:0, cache (load) latency in bits 47:32 (a model property, see
- * inc/pebs_model.h: split_latency). */
-#ifndef INC_PEBS_H
-#define INC_PEBS_H
+ * lib/pebs_model.h: split_latency). */
+#ifndef LIB_PEBS_RECORD_H
+#define LIB_PEBS_RECORD_H
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -30,11 +30,12 @@
  * load-latency facility on PMCn only up to architectural perfmon version 4; from
  * version 5 bits 32+n enable PEBS on IA32_FIXED_CTRn and load latency needs no
  * extra bit (SDM vol.3 "IA32_PEBS_ENABLE MSR", extended PEBS). */
-#ifndef INC_PEBS_MODEL_H
-#define INC_PEBS_MODEL_H
+#ifndef LIB_PEBS_MODEL_H
+#define LIB_PEBS_MODEL_H
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "pebs_record.h"
 
 /* CPUID.1AH:EAX[31:24] on hybrid parts (CPUID.07H:EDX.HYBRID[15]) */
 #define PEBS_CORE_ANY   0x00
@@ -102,6 +103,12 @@ const char *pebs_plan_for(const struct pebs_cpu *c, struct pebs_plan *p, char *b
 /* IA32_PEBS_ENABLE bits for PEBS on PMCn, with the load-latency bit 32+n where
  * the perfmon version gives it that meaning (< 5). */
 uint64_t pebs_enable_bits(unsigned perfmon_version, unsigned pmc, bool load_latency);
+/* The PEBS buffer's shape: the record size (fixed by the layout, or by the
+ * adaptive data groups data_cfg), and whether `records` of them stay within the
+ * plan's limit (max_buffer, e.g. 4 KiB on the models with that erratum).  True
+ * when they fit; *rec_size is set either way. */
+bool pebs_buffer_fits(const struct pebs_plan *p, enum pebs_layout layout, uint64_t data_cfg,
+		      uint32_t records, uint32_t *rec_size);
 /* Lowest counter in mask below n_gp other than `not`; -1 if none. */
 int pebs_pick_counter(uint32_t mask, unsigned n_gp, int not);
 

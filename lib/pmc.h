@@ -15,8 +15,8 @@
  *  - with IA32_PERF_CAPABILITIES.FW_WRITE[13], WRMSR to IA32_A_PMCx writes all w
  *    bits; setting a bit at or above w raises #GP.
  *  - fixed counters and AMD PerfCtr take the full width directly. */
-#ifndef INC_PMU_H
-#define INC_PMU_H
+#ifndef LIB_PMC_H
+#define LIB_PMC_H
 #include <stdbool.h>
 #include <stdint.h>
 

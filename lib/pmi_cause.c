@@ -1,4 +1,4 @@
-/* Classification of performance-monitor interrupt causes: see inc/pmi_cause.h. */
+/* Classification of performance-monitor interrupt causes: see lib/pmi_cause.h. */
 #include "pmi_cause.h"
 #include "fbuf.h"
 

@@ -1,5 +1,5 @@
-/* PEBS record decoding for every record format: see inc/pebs.h. */
-#include "pebs.h"
+/* PEBS record decoding for every record format: see lib/pebs_record.h. */
+#include "pebs_record.h"
 #include "le.h"
 #include "fbuf.h"
 

@@ -1,5 +1,5 @@
-/* Debug Store save-area layout and pointer arithmetic: see inc/ds.h. */
-#include "ds.h"
+/* Debug Store save-area layout and pointer arithmetic: see lib/ds_layout.h. */
+#include "ds_layout.h"
 #include "le.h"
 
 unsigned ds_field_size(enum ds_format fmt)

@@ -31,8 +31,8 @@
  *
  * Pure code: the functions read and write a management area in a byte buffer,
  * so they run on the host as well as in the kernel. */
-#ifndef INC_DS_H
-#define INC_DS_H
+#ifndef LIB_DS_LAYOUT_H
+#define LIB_DS_LAYOUT_H
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

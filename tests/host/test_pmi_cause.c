@@ -1,4 +1,4 @@
-/* Host tests of lib/pmi.c: PMI cause classification over every combination. */
+/* Host tests of lib/pmi_cause.c: PMI cause classification over every combination. */
 #include <string.h>
 #include "tl_test.h"
 #include "pmi_cause.h"

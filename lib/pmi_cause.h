@@ -19,8 +19,8 @@
  *
  * Bits 58 (LBR_Frz), 59 (CTR_Frz), 60 (ASCI) and 63 (CondChgd) are state, not
  * causes; they are reported in `info`. */
-#ifndef INC_PMI_CAUSE_H
-#define INC_PMI_CAUSE_H
+#ifndef LIB_PMI_CAUSE_H
+#define LIB_PMI_CAUSE_H
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

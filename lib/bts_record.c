@@ -1,5 +1,5 @@
-/* BTS record decoding and circular-buffer reconstruction: see inc/bts.h. */
-#include "bts.h"
+/* BTS record decoding and circular-buffer reconstruction: see lib/bts_record.h. */
+#include "bts_record.h"
 #include "le.h"
 
 int bts_decode(const void *p, size_t len, enum ds_format fmt, struct bts_record *r)

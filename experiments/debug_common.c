@@ -1,19 +1,23 @@
-/* The #DB/#BP recorder shared by the 1xx debug experiments (see debug_common.h). */
+/* The exception recorder shared by the 1xx debug experiments (see debug_common.h). */
 #include <stddef.h>
 #include "debug_common.h"
 #include "experiment.h"
 #include "fmt.h"
 #include "msr.h"
 #include "cr.h"
+#include "apic.h"
 #include "x86.h"
 
 struct dbg_log dbg_log;
 static dbg_hook_t dbg_hook;
+/* Per caught vector: where a fault resumes (0: the saved RIP). */
+static uint64_t dbg_resume_at[256];
 
 static void dbg_record(struct trap_frame *tf)
 {
 	struct dbg_event e = {
-		.vector = tf->vector, .rip = tf->rip, .cs = tf->cs, .rflags = tf->rflags,
+		.vector = tf->vector, .error = tf->error, .rip = tf->rip, .cs = tf->cs,
+		.rflags = tf->rflags, .rcx = tf->rcx, .rsi = tf->rsi,
 		.rflags_live = read_rflags(),
 	};
 	int n = dbg_log.n++;
@@ -36,7 +40,36 @@ static void dbg_record(struct trap_frame *tf)
 		return;
 	}
 	dbg_log.ev[n] = e;
-	dbg_hook(tf, &dbg_log.ev[n], n);
+	if (tf->vector == 1 || tf->vector == 3)
+		dbg_hook(tf, &dbg_log.ev[n], n);
+}
+
+/* Any other caught vector: record, then resume where the experiment said. */
+static void dbg_record_other(struct trap_frame *tf)
+{
+	uint64_t v = tf->vector & 0xff;
+
+	dbg_record(tf);
+	if (v >= 32)
+		apic_eoi();
+	if (dbg_resume_at[v])
+		tf->rip = dbg_resume_at[v];
+}
+
+void dbg_catch(int vector, const void *resume)
+{
+	dbg_resume_at[vector & 0xff] = (uint64_t)(uintptr_t)resume;
+	trap_set_handler(vector, dbg_record_other);
+}
+
+void dbg_log_dump(const char *what)
+{
+	for (int i = 0; i < dbg_nrec(); i++) {
+		const struct dbg_event *e = &dbg_log.ev[i];
+		diag("%s ev %d: vec %lu err %#lx rip %#lx cpl %u dr6 %#lx rflags %#lx", what, i,
+		     (unsigned long)e->vector, (unsigned long)e->error, (unsigned long)e->rip,
+		     dbg_cpl(e), (unsigned long)e->dr6, (unsigned long)e->rflags);
+	}
 }
 
 void dbg_begin(dbg_hook_t hook)
@@ -45,6 +78,8 @@ void dbg_begin(dbg_hook_t hook)
 	dbg_log.keep_dr6 = false;
 	dbg_log.read_debugctl = false;
 	dbg_hook = hook ? hook : dbg_resume;
+	for (int v = 0; v < 256; v++)
+		dbg_resume_at[v] = 0;
 	write_dr6(DR6_INIT);
 	trap_set_handler(1, dbg_record);
 	trap_set_handler(3, dbg_record);
@@ -90,9 +125,11 @@ uint64_t dr7_bp(int n, uint64_t rw, uint64_t len)
 	return DR7_INIT | DR7_L(n) | rw << DR7_RW_SHIFT(n) | len << DR7_LEN_SHIFT(n);
 }
 
+/* KTAP descriptions carry no '#': "DB", "BP", "GP"... */
 static const char *vector_name(int v)
 {
-	return v == 1 ? "DB" : v == 3 ? "BP" : "other";
+	const char *n = trap_name(v);
+	return n[0] == '#' ? n + 1 : n;
 }
 
 bool dbg_check_event(const char *what, int i, int vector, uint64_t rip, uint64_t dr6)
@@ -116,4 +153,29 @@ bool dbg_check_event(const char *what, int i, int vector, uint64_t rip, uint64_t
 bool dbg_check_count(const char *what, int expected)
 {
 	return check_eqd(what, (uint64_t)dbg_log.n, (uint64_t)expected);
+}
+
+bool dbg_check_fault(const char *what, int i, int vector, uint64_t rip, uint64_t error)
+{
+	char buf[96];
+
+	if (!check(i < dbg_log.n && i < DBG_MAX_EVENTS, "%s: event %d delivered (%d seen)",
+		   what, i + 1, dbg_log.n))
+		return false;
+	const struct dbg_event *e = &dbg_log.ev[i];
+	bool ok = check((int)e->vector == vector, "%s: vector %lu %s (expected %d %s)", what,
+			(unsigned long)e->vector, vector_name((int)e->vector), vector, vector_name(vector));
+	tl_snprintf(buf, sizeof buf, "%s: saved RIP", what);
+	ok &= check_eq(buf, e->rip, rip);
+	tl_snprintf(buf, sizeof buf, "%s: error code", what);
+	ok &= check_eq(buf, e->error, error);
+	return ok;
+}
+
+bool dbg_check_cpl(const char *what, int i, unsigned cpl)
+{
+	if (i >= dbg_nrec())
+		return check(false, "%s: event %d delivered (%d seen)", what, i + 1, dbg_log.n);
+	return check(dbg_cpl(&dbg_log.ev[i]) == cpl, "%s: from CPL %u (expected %u)", what,
+		     dbg_cpl(&dbg_log.ev[i]), cpl);
 }

@@ -57,7 +57,7 @@ static void exp_dr6(void)
 {
 	struct cpuid_regs l7 = cpu.max_leaf >= 7 ? cpuid(7, 0) : (struct cpuid_regs){ 0 };
 	bool rtm = l7.ebx & (1u << 11), bld = l7.ecx & (1u << 24);
-	uint64_t fixed = 0xfffe07f0ULL | (rtm ? 0 : DR6_RTM) | (bld ? 0 : DR6_BLD);
+	uint64_t fixed = DR6_FIXED1 | (rtm ? 0 : DR6_RTM) | (bld ? 0 : DR6_BLD);
 
 	write_dr6(0);
 	check_eq("DR6 after writing 0: reserved bits read as 1", read_dr6(), fixed);

@@ -7,10 +7,15 @@
  *    #DB comes after the following instruction (saved RIP after it, DR6.BS).
  *  - data breakpoint (18.3.1.2): a data breakpoint hit by the MOV SS itself (here,
  *    the read of its memory operand) is delivered after the next instruction.
- *  - instruction breakpoint (18.3.1.1): a breakpoint on the instruction right after
- *    the MOV SS is suppressed as if RFLAGS.RF were 1: no #DB at all.
+ *  - instruction breakpoint: here the vendors differ.  Intel (SDM 6.8.3, 18.3.1.1):
+ *    a breakpoint on the instruction right after the MOV SS is suppressed as if
+ *    RFLAGS.RF were 1: no #DB at all.  AMD's APM vol.2 (13.1) describes no such
+ *    suppression and AMD CPUs take the breakpoint: the fault-class #DB comes before
+ *    the instruction, saved RIP = it, DR6.B1.  The expected value
+ *    follows the vendor CPUID reports, never the platform.
  * POP SS is #UD in 64-bit mode (SDM POP), so tracelab, running in 64-bit mode, can
  * only exercise MOV SS. */
+#include "cpu.h"
 #include "cr.h"
 #include "debug_common.h"
 #include "experiment.h"
@@ -84,16 +89,24 @@ static void exp_movss(void)
 	if (dbg_log.n >= 1 && dbg_log.ev[0].rip == (uint64_t)dbg_sh_b2)
 		diag("data: delivered right after MOV SS (no shadow)");
 
-	/* Instruction breakpoint right after MOV SS: suppressed. */
+	/* Instruction breakpoint right after MOV SS: Intel suppresses it, AMD takes it
+	 * (a fault before the instruction; the recorder resumes it with RF=1). */
+	bool amd = cpu.vendor == VENDOR_AMD;
 	dbg_begin(0);
 	write_dr1((uint64_t)dbg_sh_c2);
 	write_dr7(dr7_bp(1, DR7_RW_EXEC, DR7_LEN_1));
 	uint64_t ran = dbg_sh_exec();
 	write_dr7(DR7_INIT);
-	dbg_check_count("exec: DB count for a breakpoint after MOV SS", 0);
+	if (amd) {
+		dbg_check_count("exec: DB count for a breakpoint after MOV SS (AMD: taken)", 1);
+		dbg_check_event("exec: AMD fault before the instruction", 0, 1, (uint64_t)dbg_sh_c2,
+				dr6_with(DR6_B1));
+	} else {
+		dbg_check_count("exec: DB count for a breakpoint after MOV SS (Intel: suppressed)", 0);
+	}
 	check_eqd("exec: the instruction ran once", ran, 1);
 	dbg_end();
 }
 EXPERIMENT(110, "movss-shadow", "", "none",
-	   "MOV SS: single-step and data DB deferred past the next instruction, exec bp suppressed",
+	   "MOV SS: single-step and data DB deferred past the next instruction, exec bp Intel suppressed, AMD taken",
 	   exp_movss);

@@ -12,9 +12,13 @@
 #define DR6_BS          (1ULL << 14)
 #define DR6_BT          (1ULL << 15)
 #define DR6_RTM         (1ULL << 16)    /* active low */
-/* Reserved bits of DR6 read as 1 (SDM 18.2.3): 0xffff0ff0 on the 32 low bits. */
+/* DR6 as the processor leaves it with no debug condition recorded (SDM vol.3 18.2.3):
+ * the reserved bits 4-10 and 17-31 read as 1, bit 12 reads as 0, and the active-low
+ * BLD (11) and RTM (16) are 1 when nothing was detected. */
 #define DR6_INIT        0xffff0ff0ULL
-#define DR6_FIXED1      0xfffe0ff0ULL   /* bits that are 1 even with RTM/BLD enabled */
+/* The bits that read as 1 whatever is written, also on a CPU with RTM and bus-lock
+ * detection (where a 0 written to BLD or RTM sticks): DR6_INIT without BLD and RTM. */
+#define DR6_FIXED1      0xfffe07f0ULL
 
 #define DR7_L(n)        (1ULL << (2 * (n)))
 #define DR7_G(n)        (1ULL << (2 * (n) + 1))

@@ -36,8 +36,10 @@ KERN_S   := $(wildcard kernel/*.S)
 KERN_C   := $(wildcard kernel/*.c)
 LIB_C    := $(wildcard lib/*.c)
 EXP_C    := $(wildcard experiments/*.c)
+EXP_S    := $(wildcard experiments/*.S)
 KOBJS    := $(BOOT_S:%.S=$(B)/k/%.o) $(KERN_S:%.S=$(B)/k/%.o) $(KERN_C:%.c=$(B)/k/%.o) \
-	    $(LIB_C:%.c=$(B)/k/%.o) $(EXP_C:%.c=$(B)/k/%.o) $(B)/k/gen/font.o
+	    $(LIB_C:%.c=$(B)/k/%.o) $(EXP_C:%.c=$(B)/k/%.o) $(EXP_S:%.S=$(B)/k/%.o) \
+	    $(B)/k/gen/font.o
 KDEPS    := $(KOBJS:.o=.d)
 
 all: $(B)/tracelab.elf

@@ -81,6 +81,12 @@ void dbg_begin(dbg_hook_t hook)
 	for (int v = 0; v < 256; v++)
 		dbg_resume_at[v] = 0;
 	write_dr6(DR6_INIT);
+	/* #DB without IST while recording: a #DB delivered at the first instruction of
+	 * the #DB handler (a MOV SS shadow followed by INT 1, an emulator's stray trap)
+	 * would otherwise be pushed onto the same IST slot and overwrite the outer
+	 * frame, looping for ever; on the current stack it nests and is logged.  The
+	 * runner puts the IST back after the experiment. */
+	trap_set_ist(1, 0);
 	trap_set_handler(1, dbg_record);
 	trap_set_handler(3, dbg_record);
 }
@@ -178,4 +184,30 @@ bool dbg_check_cpl(const char *what, int i, unsigned cpl)
 		return check(false, "%s: event %d delivered (%d seen)", what, i + 1, dbg_log.n);
 	return check(dbg_cpl(&dbg_log.ev[i]) == cpl, "%s: from CPL %u (expected %u)", what,
 		     dbg_cpl(&dbg_log.ev[i]), cpl);
+}
+
+bool dbg_check_seq(const char *what, const struct dbg_expect *x, int n)
+{
+	char buf[96];
+
+	tl_snprintf(buf, sizeof buf, "%s: number of events", what);
+	bool ok = check_eqd(buf, (uint64_t)dbg_log.n, (uint64_t)n);
+	for (int i = 0; i < n; i++) {
+		if (i >= dbg_nrec()) {
+			ok &= check(false, "%s ev %d: missing (expected vector %d %s rip %#lx)", what, i,
+				    x[i].vector, vector_name(x[i].vector), (unsigned long)x[i].rip);
+			continue;
+		}
+		const struct dbg_event *e = &dbg_log.ev[i];
+		bool m = (int)e->vector == x[i].vector && e->rip == (uint64_t)(uintptr_t)x[i].rip &&
+			 (x[i].dr6 == DBG_ANY || e->dr6 == x[i].dr6) &&
+			 (x[i].cpl < 0 || dbg_cpl(e) == (unsigned)x[i].cpl);
+		ok &= check(m, "%s ev %d: vector %lu %s rip %#lx dr6 %#lx cpl %u "
+			    "(expected %d %s %#lx %#lx cpl %d)", what, i,
+			    (unsigned long)e->vector, vector_name((int)e->vector), (unsigned long)e->rip,
+			    (unsigned long)e->dr6, dbg_cpl(e), x[i].vector, vector_name(x[i].vector),
+			    (unsigned long)x[i].rip, (unsigned long)(x[i].dr6 == DBG_ANY ? e->dr6 : x[i].dr6),
+			    x[i].cpl < 0 ? (int)dbg_cpl(e) : x[i].cpl);
+	}
+	return ok;
 }

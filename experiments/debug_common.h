@@ -90,6 +90,14 @@ uint64_t dr7_len_code(int bytes);
 bool dbg_check_event(const char *what, int i, int vector, uint64_t rip, uint64_t dr6);
 /* Checks the number of deliveries. */
 bool dbg_check_count(const char *what, int expected);
+/* An expected event: vector, saved RIP, DR6 as the handler finds it (DBG_ANY: not
+ * compared, e.g. for a vector other than #DB), CPL it came from (-1: not compared). */
+#define DBG_ANY (~0ULL)
+struct dbg_expect { int vector; const void *rip; uint64_t dr6; int cpl; };
+/* The log must hold exactly these n events in this order: one check of the count,
+ * then one per event (vector, RIP, DR6, CPL), each printing observed and expected. */
+bool dbg_check_seq(const char *what, const struct dbg_expect *x, int n);
+
 /* One check of event i's vector and saved RIP, one of its error code. */
 bool dbg_check_fault(const char *what, int i, int vector, uint64_t rip, uint64_t error);
 /* Checks that event i came from CPL `cpl` (saved CS.RPL). */
@@ -98,6 +106,8 @@ bool dbg_check_cpl(const char *what, int i, unsigned cpl);
 /* IA32_DEBUGCTL.LBR takes a 1 (a check: a claimed facility that does not stick
  * fails, debug_lbr.c).  Shared by 113 and 155. */
 bool dbg_lbr_sticks(void);
+/* The CPU claims LBR (AMD; Intel arch LBR or a known model); else false and *why. */
+bool dbg_lbr_claimed(const char **why);
 
 /* DR6 as a #DB handler should find it: the init value plus the cause bits. */
 static inline uint64_t dr6_with(uint64_t bits) { return DR6_INIT | bits; }

@@ -119,7 +119,20 @@ static uint64_t mov_from_dr4(uint64_t *after)
 
 static void mov_to_dr5(uint64_t v)
 {
-	__asm__ volatile("mov %0, %%db5" : : "r"(v) : "memory");
+	__asm__ volatile("mov %0, %%db5" : : "a"(v) : "memory");     /* 3 bytes: no REX */
+}
+
+/* The other direction of each: MOV to DR4, MOV from DR5. */
+static void mov_to_dr4(uint64_t v)
+{
+	__asm__ volatile("mov %0, %%db4" : : "a"(v) : "memory");
+}
+
+static uint64_t mov_from_dr5(void)
+{
+	uint64_t v = 0x1234;
+	__asm__ volatile("mov %%db5, %0" : "+a"(v));
+	return v;
 }
 
 static void exp_dr45(void)
@@ -133,16 +146,30 @@ static void exp_dr45(void)
 	check_eq("CR4.DE=0: MOV from DR4 reads DR6", mov_from_dr4(&at), DR6_INIT | DR6_BS);
 	mov_to_dr5(DR7_INIT | DR7_GE);
 	check_eq("CR4.DE=0: MOV to DR5 writes DR7", read_dr7(), DR7_INIT | DR7_GE);
+	check_eq("CR4.DE=0: MOV from DR5 reads DR7", mov_from_dr5(), DR7_INIT | DR7_GE);
 	write_dr7(DR7_INIT);
+	mov_to_dr4(DR6_INIT | DR6_B2);
+	check_eq("CR4.DE=0: MOV to DR4 writes DR6", read_dr6(), DR6_INIT | DR6_B2);
 	write_dr6(DR6_INIT);
 	check_eqd("CR4.DE=0: no UD", (uint64_t)ud_count, 0);
 
 	write_cr4(cr4 | CR4_DE);
 	mov_from_dr4(&at);
+	int n1 = ud_count;
+	uint64_t rip1 = ud_rip;
+	mov_to_dr4(DR6_INIT | DR6_B3);
+	mov_from_dr5();
+	mov_to_dr5(DR7_INIT | DR7_LE);
 	write_cr4(cr4);
-	check_eqd("CR4.DE=1: MOV from DR4 raises UD", (uint64_t)ud_count, 1);
-	if (ud_count == 1)
-		check_eq("CR4.DE=1: UD at the MOV", ud_rip + 3, at);
+	uint64_t dr6 = read_dr6(), dr7 = read_dr7();
+	write_dr6(DR6_INIT);
+	write_dr7(DR7_INIT);
+	check_eqd("CR4.DE=1: MOV from DR4 raises UD", (uint64_t)n1, 1);
+	if (n1 == 1)
+		check_eq("CR4.DE=1: UD at the MOV (its RIP + 3 is the next instruction)", rip1 + 3, at);
+	check_eqd("CR4.DE=1: MOV to DR4, from DR5, to DR5 raise UD too", (uint64_t)(ud_count - n1), 3);
+	check_eq("CR4.DE=1: DR6 untouched by the refused MOV to DR4", dr6, DR6_INIT);
+	check_eq("CR4.DE=1: DR7 untouched by the refused MOV to DR5", dr7, DR7_INIT);
 }
 EXPERIMENT(117, "dr4-dr5-alias", "", "none",
-	   "CR4.DE=0: DR4/DR5 alias DR6/DR7; CR4.DE=1: MOV DR4 is UD", exp_dr45);
+	   "CR4.DE=0: DR4/DR5 alias DR6/DR7 both ways; CR4.DE=1: every MOV DR4/DR5 is UD", exp_dr45);

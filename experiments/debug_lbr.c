@@ -143,6 +143,26 @@ bool dbg_lbr_sticks(void)
 			v & DEBUGCTL_LBR, DEBUGCTL_LBR);
 }
 
+/* Whether the CPU claims a last-branch facility: AMD (architectural, APM 13.1.1.4),
+ * Intel with architectural LBR or a family-6 model in the table above.  Else false
+ * and why (a SKIP reason).  Shared with 155. */
+bool dbg_lbr_claimed(const char **why)
+{
+	if (cpu.vendor == VENDOR_AMD)
+		return true;
+	if (cpu.vendor != VENDOR_INTEL) {
+		*why = "vendor not Intel or AMD: no known LBR interface";
+		return false;
+	}
+	if (cpu.max_leaf >= 0x1c && (cpu.leaf7_edx & CPUID_7_EDX_ARCH_LBR))
+		return true;
+	for (unsigned i = 0; i < sizeof lbr_models / sizeof lbr_models[0]; i++)
+		if (cpu.family == 6 && lbr_models[i].model == cpu.model)
+			return true;
+	*why = "Intel family/model without a known LBR stack in tracelab's table";
+	return false;
+}
+
 /* Architectural LBR (SDM vol.3 "Architectural Last Branch Records"): only the
  * IA32_LBR_CTL bits CPUID.1CH enumerates may be set: OS/USR with CPL filtering
  * (EBX[0]), the branch-type bits 22:16 with branch filtering (EBX[1]); without

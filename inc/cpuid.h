@@ -17,7 +17,10 @@
 #define CPUID_1_EDX_APIC        (1u << 9)
 #define CPUID_1_EDX_DS          (1u << 21)
 /* leaf 07H subleaf 0 */
+#define CPUID_7_EBX_RTM         (1u << 11)
 #define CPUID_7_EBX_INTEL_PT    (1u << 25)
+#define CPUID_7_ECX_BUS_LOCK_DETECT (1u << 24)
+#define CPUID_7_EDX_CORE_CAPABILITIES (1u << 30)
 #define CPUID_7_EDX_ARCH_LBR    (1u << 19)
 /* leaf 0AH: architectural performance monitoring */
 #define CPUID_A_EAX_VERSION(a)  ((a) & 0xff)

@@ -18,6 +18,10 @@
 #define   APIC_BASE_ADDR_MASK       0x000ffffffffff000ULL
 #define IA32_FEATURE_CONTROL        0x03a
 #define IA32_TSC_ADJUST             0x03b
+#define MSR_TEST_CTRL               0x33        /* SDM vol.4: split-lock #AC enable */
+#define   TEST_CTRL_SPLIT_LOCK_DETECT BIT(29)
+#define IA32_CORE_CAPABILITIES      0xcf
+#define   CORE_CAP_SPLIT_LOCK_DETECT BIT(5)
 #define IA32_MISC_ENABLE            0x1a0
 #define   MISC_ENABLE_PERF_MON      BIT(7)      /* performance monitoring available */
 #define   MISC_ENABLE_BTS_UNAVAIL   BIT(11)
@@ -198,6 +202,9 @@
 #define   EFER_LME                  BIT(8)
 #define   EFER_LMA                  BIT(10)
 #define   EFER_NXE                  BIT(11)
+#define IA32_STAR                   0xc0000081  /* SYSCALL/SYSRET selectors */
+#define IA32_LSTAR                  0xc0000082  /* 64-bit SYSCALL target */
+#define IA32_FMASK                  0xc0000084  /* RFLAGS bits SYSCALL clears */
 #define IA32_FS_BASE                0xc0000100
 #define IA32_GS_BASE                0xc0000101
 #define IA32_KERNEL_GS_BASE         0xc0000102

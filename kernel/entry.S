@@ -109,15 +109,15 @@ ctx_resume:
 	movl $1, %eax
 	iretq
 
-/* void user_enter(uint64_t rip, uint64_t rsp, void (*fn)(void *), void *arg)
- * IRETQ to CPL 3 at user_thunk with fn/arg in rbx/r12. */
+/* void user_enter(uint64_t rip, uint64_t rsp, void (*fn)(void *), void *arg, uint64_t rflags)
+ * IRETQ to CPL 3 at user_thunk with fn/arg in rbx/r12 and the given RFLAGS. */
 	.globl user_enter
 user_enter:
 	movq %rdx, %rbx
 	movq %rcx, %r12
 	pushq $(SEL_UDATA | 3)
 	pushq %rsi
-	pushq $0x202                    /* IF=1 */
+	pushq %r8
 	pushq $(SEL_UCODE64 | 3)
 	pushq %rdi
 	iretq

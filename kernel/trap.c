@@ -65,6 +65,11 @@ void idt_init(void)
 	set_gate(VEC_USER_RETURN, 3, 0);
 }
 
+void trap_set_ist(int vector, int ist)
+{
+	idt[vector & 0xff].ist = (uint8_t)ist;
+}
+
 void idt_load(void)
 {
 	struct dtr d = { sizeof idt - 1, (uint64_t)(uintptr_t)idt };
@@ -80,6 +85,7 @@ void trap_reset_handlers(void)
 {
 	for (int v = 0; v < 256; v++)
 		handlers[v] = 0;
+	idt[1].ist = IST_DB;    /* an experiment may have run #DB without IST */
 }
 
 void trap_set_default(int vector, trap_handler_t h)

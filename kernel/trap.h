@@ -28,6 +28,9 @@ void trap_set_default(int vector, trap_handler_t h);
  * one: the register dump, and the CPU halts. */
 void trap_set_unexpected(trap_handler_t h);
 void idt_load(void);
+/* The IST slot of a vector's gate (0: no stack switch at CPL 0).  An experiment that
+ * changes it puts it back itself (the IDT is shared by all CPUs). */
+void trap_set_ist(int vector, int ist);
 /* Print the full register dump and a short stack trace. */
 void trap_dump(const struct trap_frame *tf);
 const char *trap_name(int vector);

@@ -11,5 +11,8 @@ void run_user(void (*fn)(void *), void *arg);
  * with kernel/trap.c for VEC_USER_RETURN. */
 struct trap_frame;
 void user_return(struct trap_frame *tf);
+/* The same with the user RFLAGS given (bit 1 is added), e.g. RFLAGS_IF | RFLAGS_IOPL3
+ * so that fn may use IN/OUT/CLI/STI (SDM vol.1 3.4.3.3). */
+void run_user_flags(void (*fn)(void *), void *arg, uint64_t rflags);
 
 #endif

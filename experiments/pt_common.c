@@ -232,7 +232,7 @@ void pt_restore(const struct pt_saved *s)
 bool pt_arm(struct trace *t, uint64_t size)
 {
 	t->size = size;
-	t->buf = exp_alloc(size, size < 4096 ? 4096 : size);
+	t->buf = exp_alloc(size, ptrange_alignment(size));
 	t->lin = exp_alloc(size, 4096);
 	if (!t->buf || !t->lin) {
 		exp_fail("exp_alloc(%llu) failed", (unsigned long long)size);

@@ -225,3 +225,8 @@ void ptstatus_parse(uint64_t v, struct ptstatus *s)
 	s->pend_topa_pmi = v & BIT(7);
 	s->packet_byte_cnt = (uint32_t)((v >> RTIT_STATUS_PACKETBYTECNT_SHIFT) & 0x1ffff);
 }
+
+uint64_t ptrange_alignment(uint64_t size)
+{
+	return size < 4096 ? 4096 : size;
+}

@@ -28,6 +28,11 @@ const char *ptrange_err_name(enum ptrange_err e);
 #define PTRANGE_MIN_SIZE        128u
 #define PTRANGE_LOWER_MASK      0x7fULL         /* MASK_PTRS[6:0], read as 1s */
 
+/* The alignment to allocate a `size`-byte output range with: natural (OUTPUT_BASE
+ * must be a multiple of the size, 32.2.7.1), and at least a 4 KiB page so that a
+ * small range shares no page with anything else. */
+uint64_t ptrange_alignment(uint64_t size);
+
 /* MSR values for a naturally aligned power-of-two buffer at physical `base`,
  * writing next at `offset`.  Returns the first error (outputs untouched). */
 enum ptrange_err ptrange_setup(uint64_t base, uint64_t size, uint64_t offset,

@@ -66,6 +66,8 @@ class Platform:
     groups: tuple = ()              # group names expectation rules can use
     optin: str = ""                 # environment variable that must be "1" (MATRIX_KVM)
     local_rules: str = ""           # a per-machine expectation file, besides tests/expect/expect.txt
+    exit_device: bool = True        # QEMU's isa-debug-exit (off: the kernel halts, as on hardware)
+    in_matrix: bool = True          # False: booted by another test (tests/usb-boot.sh)
     refused: bool = False           # the command line is malformed on purpose: the kernel
                                     # must refuse it (KTAP with the plan 1..0, a failure exit)
 
@@ -133,6 +135,13 @@ PLATFORMS = [
              groups=QEMU10G),
     Platform("qemu10-ovmf-iso", "QEMU 10.0 TCG, OVMF (UEFI), GRUB from the ISO (multiboot2)",
              binary=QEMU10, boot="cdrom", firmware="ovmf", machine="q35", timeout=180, groups=QEMU10G),
+    # The USB-stick boot as on a real machine (tests/usb-boot.sh reads the screen):
+    # no serial port (--serial none), no isa-debug-exit, so the kernel halts.
+    Platform("qemu-seabios-usb", "QEMU TCG, SeaBIOS, the ISO as a USB stick, no exit device",
+             boot="usb", machine="pc", exit_device=False, in_matrix=False, timeout=300),
+    Platform("qemu-ovmf-usb", "QEMU TCG, OVMF (UEFI), the ISO as a USB stick, no exit device",
+             boot="usb", firmware="ovmf", machine="q35", exit_device=False, in_matrix=False,
+             timeout=300),
     # Opt-in: what passes under KVM is the host CPU's (PMU, PEBS, PT, LBR), so its
     # expectations are per machine (tests/expect/qemu-kvm.txt, see expect.txt).
     Platform("qemu-kvm", "QEMU with a hardware-backed KVM, -cpu host", accel="kvm", cpu="host",
@@ -227,8 +236,9 @@ def qemu_argv(p, elf=ELF, iso=ISO_CI, vars_file=None, append=None, serial="stdio
     q = [p.exe()]
     if p.firmware_dir:
         q += ["-L", p.firmware_dir]
-    q += ["-m", str(p.memory), "-smp", str(p.smp), "-no-reboot", "-serial", serial,
-          "-device", EXIT_DEVICE]
+    q += ["-m", str(p.memory), "-smp", str(p.smp), "-no-reboot", "-serial", serial]
+    if p.exit_device:
+        q += ["-device", EXIT_DEVICE]
     if not display:
         q += ["-display", "none"]
     q += ["-accel", p.accel]

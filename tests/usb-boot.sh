@@ -177,21 +177,18 @@ EOF
 pass=0 fail=0
 for mode in "${modes[@]}"; do
 	sock=$work/mon-$mode.sock
-	q=(qemu-system-x86_64 -m 256 -no-reboot -display none -serial none -parallel none
-	   -monitor "unix:$sock,server,nowait"
-	   -drive if=none,id=stick,format=raw,readonly=on,file="$iso"
-	   -device qemu-xhci -device usb-storage,drive=stick,bootindex=0)
+	# how each mode boots: tests/platforms.py (qemu-seabios-usb, qemu-ovmf-usb)
 	case $mode in
-	bios) q+=(-machine pc) ;;
-	uefi)
-		cp /usr/share/OVMF/OVMF_VARS_4M.fd "$work/vars.fd"
-		q+=(-machine q35
-		    -drive if=pflash,format=raw,readonly=on,file=/usr/share/OVMF/OVMF_CODE_4M.fd
-		    -drive if=pflash,format=raw,file="$work/vars.fd")
-		# OVMF's GOP takes its resolution from the (virtual) monitor's preferred mode
-		[ -n "$res" ] && q+=(-device "VGA,xres=${res%x*},yres=${res#*x}" -vga none) ;;
+	bios) platform=qemu-seabios-usb ;;
+	uefi) platform=qemu-ovmf-usb; cp /usr/share/OVMF/OVMF_VARS_4M.fd "$work/vars.fd" ;;
 	*) echo "usb-boot: unknown mode $mode (bios, uefi)"; fail=$((fail + 1)); continue ;;
 	esac
+	argv=$(python3 "$here/tests/platforms.py" argv "$platform" --lines --serial none \
+		--iso "$iso" --vars "$work/vars.fd") || { fail=$((fail + 1)); continue; }
+	mapfile -t q <<<"$argv"
+	q+=(-parallel none -monitor "unix:$sock,server,nowait")
+	# OVMF's GOP takes its resolution from the (virtual) monitor's preferred mode
+	[ "$mode" = uefi ] && [ -n "$res" ] && q+=(-device "VGA,xres=${res%x*},yres=${res#*x}" -vga none)
 	"${q[@]}" >"$work/qemu-$mode.log" 2>&1 &
 	qpid=$!
 	base=$out/$mode

@@ -145,3 +145,12 @@ TEST(ptstatus_fields)
 	CHECK(s.error && s.trigger_en && s.filter_en && s.pend_psb && s.pend_topa_pmi);
 	CHECK_EQ(s.packet_byte_cnt, 0);
 }
+
+TEST(ptrange_alignment_is_natural_and_a_page_at_least)
+{
+	CHECK_EQ(ptrange_alignment(128), 4096);
+	CHECK_EQ(ptrange_alignment(4096), 4096);
+	CHECK_EQ(ptrange_alignment(65536), 65536);
+	uint64_t base_msr, mask_msr;
+	CHECK_EQ(ptrange_setup(ptrange_alignment(8192), 8192, 0, 39, &base_msr, &mask_msr), PTRANGE_OK);
+}

@@ -1,14 +1,12 @@
 /* 64-bit interrupt entry points, context save/resume for the runner, ring-3 entry. */
 #include "apicdef.h"
 #include "seg.h"
-
-/* Vectors for which the CPU pushes an error code (SDM vol.3 Table 6-1). */
-#define HAS_ERR(v) ((v) == 8 || ((v) >= 10 && (v) <= 14) || (v) == 17 || (v) == 21 || (v) == 29 || (v) == 30)
+#include "vectors.h"
 
 	.text
 	.macro vector_entry v
 	.balign 16
-	.if HAS_ERR(\v)
+	.if VEC_HAS_ERR(\v)
 	pushq $\v
 	.else
 	pushq $0

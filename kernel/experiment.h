@@ -9,6 +9,11 @@
 #include <stdint.h>
 
 #define EXP_SELFTEST    0x1     /* only runs with selftest=1 on the command line */
+/* A 32-bit protected-mode experiment (kernel/pm32.h): it runs in the modes
+ * pm32, pm32pg and pm32pae (mode= on the command line), and its result line
+ * names the mode ("ok 5 104 dr-exec pm32").  It may share its number with the
+ * long-mode experiment it mirrors; numbers keep their meaning across modes. */
+#define EXP_PM32        0x2
 
 /* The families, by the hundreds digit of the number: the names the kernel prints
  * and run= accepts.  The family is derived from the number, never spelled twice. */
@@ -55,6 +60,22 @@ struct experiment {
 		.book = (book_), .needs = (needs_), .summary = (summary_),	\
 		.run = (fn_), .file = __FILE__, __VA_ARGS__ }
 
+/* A 32-bit protected-mode experiment (EXP_PM32, kernel/pm32.h) may carry the
+ * number of the long-mode experiment it mirrors: its record is the global symbol
+ * experiment_number_N_pm32, so each number is still registered at most once per
+ * mode.  flags_: more EXP_* bits (EXP_SELFTEST), or 0. */
+#define EXPERIMENT_PM32(num_, name_, book_, needs_, summary_, fn_, flags_)	\
+	_Static_assert(EXP_NUMBER_OK(num_), "experiment " #num_			\
+		       ": number outside all family ranges (families:" EXP_FAMILY_RANGES ")"); \
+	_Static_assert(sizeof("" name_) > 1, "experiment " #num_ ": empty name"); \
+	_Static_assert(sizeof("" summary_) > 1,					\
+		       "experiment " #num_ ": no one-line summary");		\
+	const struct experiment experiment_number_##num_##_pm32		\
+	__attribute__((used, section(".experiments"), aligned(8))) = {		\
+		.num = (num_), .name = (name_), .family = EXP_FAMILY_NAME(num_), \
+		.book = (book_), .needs = (needs_), .summary = (summary_),	\
+		.run = (fn_), .file = __FILE__, .flags = EXP_PM32 | (flags_) }
+
 /* Results only get worse within an experiment: PASS < SKIP < FAIL.  TIMEOUT is
  * the runner's, for a CPU that never came back from an experiment. */
 enum verdict { V_PASS, V_SKIP, V_FAIL, V_TIMEOUT, V_NVERDICTS };
@@ -78,6 +99,8 @@ void diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void vdiag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Current verdict of the running experiment. */
 enum verdict exp_verdict(void);
+/* The CPU mode the experiment runs in: one CMD_MODE_* bit (lib/cmdline.h). */
+unsigned exp_mode(void);
 int exp_verbosity(void);
 /* Context for the checks that follow: each pushed prefix starts their
  * descriptions ("DR2: len 4: ..."), until popped. */

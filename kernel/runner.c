@@ -16,6 +16,7 @@
 #include "msr.h"
 #include "percpu.h"
 #include "pmi.h"
+#include "pm32.h"
 #include "results.h"
 #include "ctx.h"
 #include "runner.h"
@@ -36,7 +37,10 @@ static struct {
 	struct kctx ctx;
 	uint32_t watchdog_ms;
 	uint32_t cpu;            /* the CPU running e: only its traps resume rs.ctx */
+	unsigned mode;           /* CMD_MODE_*: the CPU mode e runs in */
 } rs;
+
+unsigned exp_mode(void) { return rs.mode; }
 
 /* ---- machine state: what every experiment must leave as it found it ------ */
 
@@ -348,12 +352,20 @@ static void sort_registry(void)
 {
 	for (const struct experiment *e = __experiments_start; e < __experiments_end && nreg < MAX_EXP; e++) {
 		int i = nreg++;
-		while (i > 0 && reg[i - 1]->num > e->num) {
+		while (i > 0 && (reg[i - 1]->num > e->num ||
+				 (reg[i - 1]->num == e->num && (reg[i - 1]->flags & EXP_PM32) >
+				  (e->flags & EXP_PM32)))) {
 			reg[i] = reg[i - 1];
 			i--;
 		}
 		reg[i] = e;
 	}
+}
+
+/* The modes an experiment runs in under cl (lib/cmdline.c). */
+static unsigned modes_of(const struct cmdline *cl, const struct experiment *e)
+{
+	return cmdline_modes_for(cl, e->flags & EXP_PM32);
 }
 
 static bool selectable(const struct cmdline *cl, const struct experiment *e)
@@ -368,7 +380,7 @@ static bool validate(const struct cmdline *cl, char *err, size_t n)
 	static struct cmd_exp list[MAX_EXP];
 	for (int i = 0; i < nreg; i++)
 		list[i] = (struct cmd_exp){ (uint32_t)reg[i]->num, reg[i]->family,
-					    reg[i]->flags & EXP_SELFTEST };
+					    reg[i]->flags & EXP_SELFTEST, reg[i]->flags & EXP_PM32 };
 	return cmdline_validate(cl, list, nreg, err, n);
 }
 
@@ -376,13 +388,15 @@ static void list_registry(void)
 {
 	kprintf("# experiments:\n");
 	for (int i = 0; i < nreg; i++)
-		kprintf("#   %3llu %-22s %-9s %s\n", (unsigned long long)reg[i]->num, reg[i]->name,
-			reg[i]->family, reg[i]->summary);
+		kprintf("#   %3llu %-22s %-9s %s%s\n", (unsigned long long)reg[i]->num, reg[i]->name,
+			reg[i]->family, (reg[i]->flags & EXP_PM32) ? "(pm32) " : "", reg[i]->summary);
 }
 
 /* ---- running ------------------------------------------------------------- */
 
-static void run_one(const struct experiment *e, const char *suffix)
+/* suffix: " pm32" for a protected-mode run (the mode is part of the name), then
+ * " cpu=N", " rep=R" */
+static void run_one(const struct experiment *e, unsigned mode, const char *suffix)
 {
 	struct machine_state before, after;
 	/* A known start: no stale DR6 status, no TF, default handlers, an empty
@@ -391,11 +405,13 @@ static void run_one(const struct experiment *e, const char *suffix)
 	write_dr6(DR6_INIT);
 	write_rflags(read_rflags() & ~(uint64_t)(RFLAGS_TF | RFLAGS_AC));
 	snapshot(&before);
-	rs = (__typeof__(rs)){ .e = e, .watchdog_ms = rs.watchdog_ms, .cpu = this_cpu()->index };
+	rs = (__typeof__(rs)){ .e = e, .watchdog_ms = rs.watchdog_ms, .cpu = this_cpu()->index,
+			       .mode = mode };
 	char label[64];
 	tl_snprintf(label, sizeof label, "%llu %s%s", (unsigned long long)e->num, e->name, suffix);
 	trap_reset_handlers();
 	arena_reset();
+	pm32_new_experiment();
 	results_open((uint32_t)e->num, e->name, label);
 	if (e->book && e->book[0])
 		vdiag("reproduces book experiment %s; needs %s", e->book, e->needs);
@@ -428,17 +444,17 @@ static void run_one(const struct experiment *e, const char *suffix)
 /* cpu=N / cpu=all: the experiment runs through run_one on that CPU while the
  * boot CPU waits.  A CPU that does not come back (the watchdog covers only the
  * experiment itself, not a wedged CPU) fails the experiment and is parked. */
-struct remote_run { const struct experiment *e; const char *suffix; };
+struct remote_run { const struct experiment *e; unsigned mode; const char *suffix; };
 
 static void run_one_remote(void *arg)
 {
 	struct remote_run *r = arg;
-	run_one(r->e, r->suffix);
+	run_one(r->e, r->mode, r->suffix);
 }
 
-static void run_on(int cpu, const struct experiment *e, const char *suffix)
+static void run_on(int cpu, const struct experiment *e, unsigned mode, const char *suffix)
 {
-	struct remote_run r = { e, suffix };
+	struct remote_run r = { e, mode, suffix };
 	char label[64], why[64];
 	tl_snprintf(label, sizeof label, "%llu %s%s", (unsigned long long)e->num, e->name, suffix);
 	if (!smp_cpu_online(cpu)) {
@@ -490,24 +506,33 @@ void runner_main(const struct cmdline *cl)
 		on[c] = smp_cpu_online(c) && (cl->cpu == CMD_CPU_ALL || c == cl->cpu);
 	int planned = 0, ncpu = cl->cpu == CMD_CPU_ALL ? (int)ncpus_online : 1;
 	for (int i = 0; i < nreg; i++)
-		planned += selectable(cl, reg[i]) * cl->reps * ncpu;
+		for (unsigned m = 1; m <= CMD_MODES_ALL; m <<= 1)
+			planned += selectable(cl, reg[i]) * !!(modes_of(cl, reg[i]) & m) *
+				   (int)cl->reps * ncpu;
 	results_plan(planned);
 	for (int i = 0; i < nreg; i++) {
 		if (!selectable(cl, reg[i]))
 			continue;
-		for (int c = 0; c < MAX_CPUS; c++) {
-			if (!on[c])
+		for (unsigned mode = 1; mode <= CMD_MODES_ALL; mode <<= 1) {
+			if (!(modes_of(cl, reg[i]) & mode))
 				continue;
-			for (uint32_t r = 1; r <= cl->reps; r++) {
-				char suffix[32] = "";
-				int n = 0;
-				if (cl->cpu != 0)
-					n = tl_snprintf(suffix, sizeof suffix, " cpu=%d", c);
-				if (cl->reps > 1)
-					tl_snprintf(suffix + n, sizeof suffix - (size_t)n, " rep=%u", r);
-				run_on(c, reg[i], suffix);
-				if (cl->pause_ms)
-					delay_us(cl->pause_ms * 1000);
+			for (int c = 0; c < MAX_CPUS; c++) {
+				if (!on[c])
+					continue;
+				for (uint32_t r = 1; r <= cl->reps; r++) {
+					/* the mode is part of the name: "104 dr-exec pm32" */
+					char suffix[48] = "";
+					int n = 0;
+					if (mode != CMD_MODE_LONG)
+						n = tl_snprintf(suffix, sizeof suffix, " %s", cmdline_mode_name(mode));
+					if (cl->cpu != 0)
+						n += tl_snprintf(suffix + n, sizeof suffix - (size_t)n, " cpu=%d", c);
+					if (cl->reps > 1)
+						tl_snprintf(suffix + n, sizeof suffix - (size_t)n, " rep=%u", r);
+					run_on(c, reg[i], mode, suffix);
+					if (cl->pause_ms)
+						delay_us(cl->pause_ms * 1000);
+				}
 			}
 		}
 	}

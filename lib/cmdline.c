@@ -5,7 +5,22 @@
 const char cmdline_usage[] =
 	"accepted: run=LIST (all | FAMILY | N | A-B, comma-separated; families: debug bts pmu pt platform selftest)"
 	" reps=1..1000 cpu=N|all verbose=0..2 selftest=0|1 watchdog=10..600000 exit=auto|qemu|bochs|halt"
-	" pause=0..60000 report=full|cpu";
+	" pause=0..60000 report=full|cpu mode=long|pm32|pm32pg|pm32pae|all (comma-separated)";
+
+static const char *const mode_names[] = { "long", "pm32", "pm32pg", "pm32pae" };
+
+unsigned cmdline_modes_for(const struct cmdline *c, bool pm32)
+{
+	return c->modes & (pm32 ? CMD_MODES_PM32 : CMD_MODE_LONG);
+}
+
+const char *cmdline_mode_name(unsigned mode)
+{
+	for (unsigned i = 0; i < sizeof mode_names / sizeof mode_names[0]; i++)
+		if (mode == 1u << i)
+			return mode_names[i];
+	return "?";
+}
 
 static bool is_space(char c)
 {
@@ -86,6 +101,30 @@ static bool parse_run(struct cmdline *c, const char *v, size_t n)
 	return true;
 }
 
+static bool parse_modes(struct cmdline *c, const char *w, size_t n, const char *v, size_t vn)
+{
+	unsigned m = 0;
+	size_t start = 0;
+	for (size_t i = 0; i <= vn; i++) {
+		if (i < vn && v[i] != ',')
+			continue;
+		const char *it = v + start;
+		size_t len = i - start;
+		unsigned bit = 0;
+		if (eq(it, len, "all"))
+			bit = CMD_MODES_ALL;
+		for (unsigned k = 0; k < sizeof mode_names / sizeof mode_names[0]; k++)
+			if (eq(it, len, mode_names[k]))
+				bit = 1u << k;
+		if (!bit)
+			return fail(c, "bad mode= (long, pm32, pm32pg, pm32pae or all)", w, n);
+		m |= bit;
+		start = i + 1;
+	}
+	c->modes = m;
+	return true;
+}
+
 static bool parse_word(struct cmdline *c, const char *w, size_t n)
 {
 	size_t eqpos = 0;
@@ -131,6 +170,8 @@ static bool parse_word(struct cmdline *c, const char *w, size_t n)
 		else if (eq(v, vn, "bochs")) c->exit_mode = EXIT_BOCHS;
 		else if (eq(v, vn, "halt")) c->exit_mode = EXIT_HALT;
 		else return fail(c, "bad exit=", w, n);
+	} else if (eq(w, eqpos, "mode")) {
+		return parse_modes(c, w, n, v, vn);
 	} else if (eq(w, eqpos, "report")) {
 		if (eq(v, vn, "full")) c->cpu_report_only = false;
 		else if (eq(v, vn, "cpu")) c->cpu_report_only = true;
@@ -143,7 +184,7 @@ static bool parse_word(struct cmdline *c, const char *w, size_t n)
 
 static void defaults(struct cmdline *c)
 {
-	*c = (struct cmdline){ .reps = 1, .watchdog_ms = 3000, .nsel = 1,
+	*c = (struct cmdline){ .reps = 1, .watchdog_ms = 3000, .nsel = 1, .modes = CMD_MODE_LONG,
 			       .sel = { { .kind = SEL_ALL } } };
 }
 
@@ -302,12 +343,14 @@ bool cmdline_validate(const struct cmdline *c, const struct cmd_exp *reg, int n,
 {
 	for (int s = 0; s < c->nsel; s++) {
 		const struct sel_item *it = &c->sel[s];
-		int matched = 0, runs = 0;
+		int matched = 0, runs = 0, in_modes = 0;
 		for (int i = 0; i < n; i++) {
 			if (!item_matches(it, &reg[i]))
 				continue;
 			matched++;
-			runs += !reg[i].selftest || c->selftest;
+			bool m = cmdline_modes_for(c, reg[i].pm32) != 0;
+			in_modes += m;
+			runs += m && (!reg[i].selftest || c->selftest);
 		}
 		char what[40];
 		describe_item(it, what, sizeof what);
@@ -317,6 +360,11 @@ bool cmdline_validate(const struct cmdline *c, const struct cmd_exp *reg, int n,
 		}
 		if (!matched) {
 			tl_snprintf(err, errn, "no experiment numbered %s", what);
+			return false;
+		}
+		if (!in_modes && it->kind != SEL_ALL) {
+			tl_snprintf(err, errn, "run=%s: nothing of it runs in the modes of mode= "
+				    "(protected-mode experiments: mode=pm32, pm32pg, pm32pae)", what);
 			return false;
 		}
 		if (!runs && it->kind == SEL_NUM) {
@@ -330,7 +378,8 @@ bool cmdline_validate(const struct cmdline *c, const struct cmd_exp *reg, int n,
 	}
 	int planned = 0;
 	for (int i = 0; i < n; i++)
-		planned += cmdline_selects_experiment(c, reg[i].num, reg[i].family, reg[i].selftest);
+		planned += cmdline_selects_experiment(c, reg[i].num, reg[i].family, reg[i].selftest) &&
+			   cmdline_modes_for(c, reg[i].pm32);
 	if (!planned) {
 		tl_snprintf(err, errn, "the selection runs no experiment");
 		return false;

@@ -9,6 +9,10 @@
  *   exit=auto|qemu|bochs|halt   how the run ends                        (default auto)
  *   pause=MS        pause after each experiment, for reading the screen (default 0)
  *   report=full|cpu cpu: print the CPU report and run nothing           (default full)
+ *   mode=LIST       long | pm32 | pm32pg | pm32pae | all, comma-separated: the CPU
+ *                   modes to run experiments in (pm32: 32-bit protected mode,
+ *                   paging off; pm32pg: 32-bit paging; pm32pae: PAE paging)
+ *                                                                       (default long)
  *
  * Who passed the line decides whether it starts with the image's path: QEMU's
  * -kernel loader (multiboot v1, loader name "qemu") passes "PATH APPEND"
@@ -29,12 +33,28 @@
 #define CMD_CPU_ALL     (-1)
 #define CMD_MAX_LINE    4095    /* longer lines are refused as a whole */
 
+/* CPU modes an experiment runs in (mode=), one bit each, in run order. */
+#define CMD_MODE_LONG           0x1
+#define CMD_MODE_PM32           0x2
+#define CMD_MODE_PM32PG         0x4
+#define CMD_MODE_PM32PAE        0x8
+#define CMD_MODES_PM32          (CMD_MODE_PM32 | CMD_MODE_PM32PG | CMD_MODE_PM32PAE)
+#define CMD_MODES_ALL           (CMD_MODE_LONG | CMD_MODES_PM32)
+
 enum sel_kind { SEL_ALL, SEL_NUM, SEL_RANGE, SEL_FAMILY };
 enum exit_mode { EXIT_AUTO, EXIT_QEMU, EXIT_BOCHS, EXIT_HALT };
 enum cmd_loader { CMD_LOADER_OTHER, CMD_LOADER_QEMU, CMD_LOADER_GRUB, CMD_LOADER_IPXE };
 
 struct sel_item {
-	enum sel_kind kind;
+	/* CPU modes an experiment runs in (mode=), one bit each, in run order. */
+#define CMD_MODE_LONG           0x1
+#define CMD_MODE_PM32           0x2
+#define CMD_MODE_PM32PG         0x4
+#define CMD_MODE_PM32PAE        0x8
+#define CMD_MODES_PM32          (CMD_MODE_PM32 | CMD_MODE_PM32PG | CMD_MODE_PM32PAE)
+#define CMD_MODES_ALL           (CMD_MODE_LONG | CMD_MODES_PM32)
+
+enum sel_kind kind;
 	uint32_t lo, hi;
 	char family[CMD_FAMILY_LEN];
 };
@@ -50,6 +70,7 @@ struct cmdline {
 	enum exit_mode exit_mode;
 	uint32_t pause_ms;
 	bool cpu_report_only;
+	unsigned modes;         /* CMD_MODE_* bits */
 	size_t args_off;        /* where the arguments start in the loader's line */
 	char error[240];
 };
@@ -59,6 +80,7 @@ struct cmd_exp {
 	uint32_t num;
 	const char *family;
 	bool selftest;
+	bool pm32;              /* EXP_PM32: runs in the protected modes only */
 };
 
 extern const char cmdline_usage[];
@@ -80,6 +102,12 @@ bool cmdline_parse(const char *s, struct cmdline *c);
 bool cmdline_parse_boot(const char *line, size_t full_len, enum cmd_loader loader,
 			struct cmdline *c);
 
+/* The modes (CMD_MODE_* bits) an experiment runs in under this command line: a
+ * protected-mode experiment (EXP_PM32) in the selected pm32 modes, any other in
+ * long mode if selected.  0: not at all. */
+unsigned cmdline_modes_for(const struct cmdline *c, bool pm32);
+/* "long", "pm32", "pm32pg", "pm32pae" for one CMD_MODE_* bit, "?" otherwise. */
+const char *cmdline_mode_name(unsigned mode);
 bool cmdline_selects(const struct cmdline *c, uint32_t num, const char *family);
 /* What the runner runs: as cmdline_selects, and a self-test (selftest: the
  * experiment's EXP_SELFTEST flag) only with selftest=1.  tools/mkmenu --list

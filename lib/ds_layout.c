@@ -2,6 +2,11 @@
 #include "ds_layout.h"
 #include "le.h"
 
+enum ds_format ds_format_for(bool dtes64, bool ia32e)
+{
+	return dtes64 || ia32e ? DS_FMT64 : DS_FMT32;
+}
+
 unsigned ds_field_size(enum ds_format fmt)
 {
 	return fmt == DS_FMT64 ? 8 : 4;

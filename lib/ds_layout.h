@@ -53,6 +53,13 @@ enum ds_field {
 #define DS_BTS_REC_SIZE_32      12
 #define DS_BTS_REC_SIZE_64      24
 
+/* The format the processor uses (SDM vol.3 17.4.9.1, "64 Bit Format of the DS
+ * Save Area"): the 64-bit one when CPUID.01H:ECX.DTES64[2]=1 — in every mode,
+ * 32-bit protected mode included, where its fields then hold 32-bit linear
+ * addresses zero-extended — or when IA-32e mode is active (IA32_EFER.LMA=1);
+ * the 32-bit one only with DTES64=0 outside IA-32e mode. */
+enum ds_format ds_format_for(bool dtes64, bool ia32e);
+
 /* Byte offset of a pointer field; size of each pointer field (4 or 8). */
 unsigned ds_field_offset(enum ds_format fmt, enum ds_field f);
 unsigned ds_field_size(enum ds_format fmt);

@@ -15,6 +15,30 @@ FAMILIES = {"debug": 1, "bts": 2, "pmu": 3, "pt": 4, "platform": 5, "selftest": 
 SOURCE = re.compile(r"[\w/.-]+\.(c|cc|cpp|h|S|inc)\b")
 UNEXPLAINED = "UNEXPLAINED: name the emulator source (file and function) that explains it"
 
+# CPU modes an experiment runs in besides long mode (the kernel's mode= word,
+# lib/cmdline.c): a result line "104 dr-exec pm32" is the cell "104@pm32".
+PM32_MODES = ("pm32", "pm32pg", "pm32pae")
+
+
+def key_of(num, mode=""):
+    """The cell key of one result: the number (long mode) or "NUM@MODE"."""
+    return f"{num}@{mode}" if mode else num
+
+
+def num_of(key):
+    return int(str(key).split("@")[0])
+
+
+def mode_of(key):
+    return str(key).partition("@")[2]
+
+
+def order(key):
+    modes = ("",) + PM32_MODES
+    m = mode_of(key)
+    return (num_of(key), modes.index(m) if m in modes else len(modes))
+
+
 # specificity of a PLATFORMS term and of an EXPERIMENTS term
 P_ALL, P_GLOB, P_GROUP, P_NAME = range(4)
 E_ALL, E_FAMILY, E_RANGE, E_NUM = range(4)
@@ -23,35 +47,42 @@ E_ALL, E_FAMILY, E_RANGE, E_NUM = range(4)
 class Rule:
     def __init__(self, path, line_no, text, exps, plats, status, reason):
         self.path, self.line_no, self.text = path, line_no, text
-        self.exps = exps        # [(lo, hi, rank)]
+        self.exps = exps        # [(lo, hi, rank, mode glob; "" = long mode)]
         self.plats = plats      # {platform name: rank}
         self.status, self.reason = status, reason
 
     def where(self):
         return f"{os.path.relpath(self.path, ROOT)}:{self.line_no}"
 
-    def rank(self, platform, num):
-        """(platform rank, experiment rank) if the rule covers the cell, else None."""
+    def rank(self, platform, key):
+        """(platform rank, experiment rank) if the rule covers the cell, else None.
+        A term without @MODE covers long-mode cells only, one with @MODE (a glob:
+        @pm32* is every protected-mode run) only those of that mode."""
         if platform not in self.plats:
             return None
-        e = [r for lo, hi, r in self.exps if lo <= num <= hi]
+        num, mode = num_of(key), mode_of(key)
+        e = [r for lo, hi, r, m in self.exps
+             if lo <= num <= hi and (m == mode if not m or not mode else fnmatch.fnmatchcase(mode, m))]
         return (self.plats[platform], max(e)) if e else None
 
 
 def _exp_terms(text):
     out = []
     for t in text.split(","):
+        t, at, mode = t.partition("@")
+        if at and not fnmatch.filter(PM32_MODES, mode):
+            raise ValueError(f"bad mode '@{mode}' (one of {' '.join(PM32_MODES)}, or a glob such as pm32*)")
         m = re.fullmatch(r"(\d+)(?:-(\d+))?", t)
         if t == "all":
-            out.append((0, 999, E_ALL))
+            out.append((0, 999, E_ALL, mode))
         elif t in FAMILIES:
             d = FAMILIES[t]
-            out.append((d * 100, d * 100 + 99, E_FAMILY))
+            out.append((d * 100, d * 100 + 99, E_FAMILY, mode))
         elif m:
             lo, hi = int(m.group(1)), int(m.group(2) or m.group(1))
             if not (100 <= lo <= hi <= 999):
                 raise ValueError(f"bad experiment number or range '{t}' (100..999, A-B with A<=B)")
-            out.append((lo, hi, E_NUM if m.group(2) is None else E_RANGE))
+            out.append((lo, hi, E_NUM if m.group(2) is None else E_RANGE, mode))
         else:
             raise ValueError(f"unknown experiment term '{t}' (a number, A-B, a family "
                              f"({' '.join(FAMILIES)}) or all)")
@@ -153,11 +184,11 @@ def expect(rules, platform, nums):
     return out, problems
 
 
-def stale(rules, registry_nums):
+def stale(rules, registry_keys):
     """Rules that cover no experiment of the registry (an experiment removed or renumbered)."""
     return [f"{r.where()}: covers no experiment in the registry: {r.text.strip()}"
             for r in rules
-            if not any(lo <= n <= hi for lo, hi, _ in r.exps for n in registry_nums)]
+            if not any(r.rank(p, k) is not None for p in list(r.plats)[:1] for k in registry_keys)]
 
 
 def update(path, platform, exp, results, only_nums=None):
@@ -170,8 +201,8 @@ def update(path, platform, exp, results, only_nums=None):
     lines = open(path).read().splitlines() if os.path.exists(path) else [
         f"# {platform}: per-machine rules, same format as tests/expect/expect.txt"]
     changes, new = [], []
-    for num in sorted(results):
-        if only_nums is not None and num not in only_nums:
+    for num in sorted(results, key=order):
+        if only_nums is not None and num_of(num) not in only_nums:
             continue
         _, got, got_reason = results[num]
         if num not in exp:
@@ -184,7 +215,8 @@ def update(path, platform, exp, results, only_nums=None):
             continue
         why = got_reason if got == "SKIP" else (UNEXPLAINED if got == "FAIL" else "")
         text = f"{num:<18} {platform:<32} {got:<7} {why}".rstrip()
-        exact = rule is not None and rule.path == path and rule.exps == [(num, num, E_NUM)] \
+        exact = rule is not None and rule.path == path \
+            and rule.exps == [(num_of(num), num_of(num), E_NUM, mode_of(num))] \
             and rule.plats == {platform: P_NAME}
         if exact:
             changes.append(f"{rule.where()}: replaced '{rule.text.strip()}' by '{text}'")

@@ -37,7 +37,10 @@ ELF64 = os.path.join(B, "tracelab64.elf")
 MKMENU = os.path.join(B, "tools", "mkmenu")
 PLATFORMS = platforms.PLATFORMS
 
-RESULT = re.compile(r"^(ok|not ok) (\d+) (\d+) (\S+)((?: \w+=\S+)*)(?: # (SKIP|TIMEOUT|ERROR|XFAIL)(?: (.*))?)?$")
+RESULT = re.compile(r"^(ok|not ok) (\d+) (\d+) (\S+)((?: pm32(?:pg|pae)?)?)((?: \w+=\S+)*)"
+                    r"(?: # (SKIP|TIMEOUT|ERROR|XFAIL)(?: (.*))?)?$")
+key_of = expectations.key_of
+order = expectations.order
 SUMMARY = re.compile(r"^# tracelab: pass:(\d+) fail:(\d+) skip:(\d+) total:(\d+)")
 
 
@@ -50,7 +53,9 @@ def registry(cmdline):
                        stderr=subprocess.PIPE, text=True)
     if p.returncode:
         sys.exit(f"matrix: mkmenu --list '{cmdline}': {p.stderr.strip()}")
-    return [(int(n), name) for n, name, _ in (l.split() for l in p.stdout.splitlines())]
+    # "NUM NAME FAMILY [MODE]": a protected-mode run's key is "NUM@MODE"
+    return [(key_of(int(w[0]), w[3] if len(w) > 3 else ""), w[1] + (" " + w[3] if len(w) > 3 else ""))
+            for w in (l.split() for l in p.stdout.splitlines())]
 
 
 class Boot:
@@ -138,17 +143,20 @@ def parse(out):
     for line in out.replace("\r", "").splitlines():
         m = RESULT.match(line)
         if m:
-            ok, _, num, name, sfx, directive, reason = m.groups()
+            ok, _, num, name, mode, sfx, directive, reason = m.groups()
+            mode = mode.strip()
+            name = f"{name} {mode}" if mode else name
             status = "SKIP" if directive == "SKIP" else ("PASS" if ok == "ok" else "FAIL")
             reason = (reason or "").strip()
             cpu = re.search(r"cpu=(\d+)", sfx or "")
             where = f"cpu{cpu.group(1)}" if cpu else "cpu0"
-            prev = results.get(int(num))
+            key = key_of(int(num), mode)
+            prev = results.get(key)
             if prev and (prev[1], prev[2]) != (status, reason):
                 # with cpu=all one experiment runs on every CPU: all must agree
                 status = "MIXED"
                 reason = f"{prev[2] or prev[1]} / {where}: {status if not reason else reason}"
-            results[int(num)] = (name, status, reason)
+            results[key] = (name, status, reason)
         m = SUMMARY.match(line)
         if m:
             summary = tuple(int(x) for x in m.groups())
@@ -202,7 +210,7 @@ def compare(name, results, summary, exp, failure=None):
     diffs = []
     if summary is None:
         diffs.append(failure or "the run never reached its KTAP summary (boot failure or crash)")
-    for num, (st, reason, *_) in sorted(exp.items()):
+    for num, (st, reason, *_) in sorted(exp.items(), key=lambda kv: order(kv[0])):
         if num not in results:
             diffs.append(f"{num}: expected {st}, not run")
             continue
@@ -211,7 +219,7 @@ def compare(name, results, summary, exp, failure=None):
             diffs.append(f"{num} {got_name}: got {got}{' (' + got_reason + ')' if got_reason else ''}, expected {st}")
         elif st == "SKIP" and got_reason != reason:
             diffs.append(f"{num} {got_name}: SKIP reason '{got_reason}', expected '{reason}'")
-    for num in sorted(set(results) - set(exp)):
+    for num in sorted(set(results) - set(exp), key=order):
         diffs.append(f"{num} {results[num][0]}: {results[num][1]} but the command line does not select it")
     return diffs
 
@@ -251,7 +259,8 @@ def refused_run(p, where):
 def run_only(cmdline, nums):
     """The command line with its run= list replaced by nums (a -kernel boot of --exp)."""
     words = [w for w in cmdline.split() if not w.startswith("run=")]
-    return " ".join([f"run={','.join(str(n) for n in sorted(nums))}"] + words)
+    nums = sorted({expectations.num_of(n) for n in nums})
+    return " ".join([f"run={','.join(str(n) for n in nums)}"] + words)
 
 
 def main(argv=None):
@@ -277,7 +286,7 @@ def main(argv=None):
     # the table itself: every line well-formed, no rule left without an experiment
     rules, problems = expectations.load(list(platforms.BY_NAME), platforms.groups(),
                                         [expectations.TABLE])
-    problems += expectations.stale(rules, [n for n, _ in registry("run=all selftest=1")])
+    problems += expectations.stale(rules, [n for n, _ in registry("run=all selftest=1 mode=all")])
     for pr in problems:
         print(f"matrix: table: {pr}", flush=True)
     failed += len(problems)
@@ -303,7 +312,7 @@ def main(argv=None):
         selected = dict(registry(cmdline))
         append = None
         if exp_only is not None:
-            selected = {n: v for n, v in selected.items() if n in exp_only}
+            selected = {n: v for n, v in selected.items() if expectations.num_of(n) in exp_only}
             if not selected:
                 print(f"matrix: {name:18} runs none of --exp {a.exp} ({cmdline})", flush=True)
                 continue
@@ -316,7 +325,7 @@ def main(argv=None):
         open(log, "w").write(out + (f"\n# matrix: {failure}\n" if failure else ""))
         results, summary = parse(out)
         if exp_only is not None:
-            results = {n: r for n, r in results.items() if n in exp_only}
+            results = {n: r for n, r in results.items() if expectations.num_of(n) in exp_only}
         rules, problems = load_rules(p)
         problems = [pr for pr in problems if not pr.startswith(os.path.relpath(expectations.TABLE, ROOT))]
         if p.local_rules and not os.path.exists(os.path.join(ROOT, p.local_rules)) and not a.update:
@@ -353,7 +362,8 @@ def main(argv=None):
     # the matrix
     abbrev = {"PASS": "pass", "FAIL": "FAIL", "SKIP": "skip"}
     hdr = ["exp", "name"] + ran
-    rows = [[str(n), table[n][0]] + [abbrev.get(table[n][1].get(p, ""), "-") for p in ran] for n in sorted(table)]
+    rows = [[str(expectations.num_of(n)), table[n][0]] + [abbrev.get(table[n][1].get(p, ""), "-") for p in ran]
+            for n in sorted(table, key=order)]
     widths = [max(len(r[i]) for r in [hdr] + rows) for i in range(len(hdr))]
     print()
     for r in [hdr] + rows:

@@ -90,7 +90,8 @@ def qemu10():
 QEMU10 = qemu10()
 
 
-SELFTEST = "run=901-905,501 selftest=1 watchdog=200"
+SELFTEST = "run=901-905,910-911,501 selftest=1 watchdog=200 mode=long,pm32"
+PM32 = "run=all mode=pm32,pm32pg,pm32pae"
 QEMU72 = ("qemu7.2-tcg",)           # Debian 12's QEMU 7.2 under TCG: its deviations
 BOCHS27 = ("bochs2.7",)             # Debian 12's Bochs 2.7
 QEMU10G = ("qemu10.0-tcg",)         # QEMU 10.0 (bookworm-backports) under TCG
@@ -98,8 +99,15 @@ QEMU10G = ("qemu10.0-tcg",)         # QEMU 10.0 (bookworm-backports) under TCG
 PLATFORMS = [
     Platform("qemu-tcg", "QEMU TCG, -kernel (multiboot v1), default CPU (qemu64)", groups=QEMU72),
     Platform("qemu-tcg-max", "QEMU TCG, -kernel, -cpu max", cpu="max", groups=QEMU72),
+    # 32-bit protected mode with paging off, 32-bit and PAE paging (the ISO
+    # platforms boot GRUB's default entry, which runs long mode and pm32)
+    Platform("qemu-tcg-pm32", "QEMU TCG, -kernel, default CPU, 32-bit protected mode (paging off, 32-bit, PAE)",
+             cmdline=PM32, groups=QEMU72),
+    Platform("qemu-tcg-max-pm32", "QEMU TCG, -kernel, -cpu max, 32-bit protected mode (paging off, 32-bit, PAE)",
+             cpu="max", cmdline=PM32, groups=QEMU72),
     Platform("qemu-tcg-selftest",
-             "QEMU TCG, -kernel, the runner's self-tests (fail, fault, hang, leak, hash sign) then 501",
+             "QEMU TCG, -kernel, the runner's self-tests (fail, fault, hang, leak, hash sign; "
+             "fault and hang in protected mode) and 501",
              cmdline=SELFTEST, groups=QEMU72),
     Platform("qemu-tcg-smp4",
              "QEMU TCG, -kernel, -cpu max, 4 CPUs, debug and platform families on every CPU",

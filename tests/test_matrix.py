@@ -47,6 +47,43 @@ class Parse(unittest.TestCase):
         self.assertTrue(any("summary" in d for d in matrix.compare("p", r, s, EXPECT)))
 
 
+class ProtectedMode(unittest.TestCase):
+    """Runs in 32-bit protected mode: "104 dr-exec pm32" is the cell 104@pm32."""
+    LOG32 = ("KTAP version 1\n1..3\nok 1 104 dr-exec\nok 2 104 dr-exec pm32\n"
+             "not ok 3 190 task-switch-trap pm32pae\n# tracelab: pass:2 fail:1 skip:0 total:3\n")
+
+    def test_mode_is_part_of_the_key(self):
+        r, s = matrix.parse(self.LOG32)
+        self.assertEqual(r[104], ("dr-exec", "PASS", ""))
+        self.assertEqual(r["104@pm32"], ("dr-exec pm32", "PASS", ""))
+        self.assertEqual(r["190@pm32pae"][1], "FAIL")
+        self.assertEqual(sorted(r, key=matrix.order), [104, "104@pm32", "190@pm32pae"])
+
+    def test_rules_per_mode(self):
+        t = ("110 qemu-tcg FAIL long.c f()\n110@pm32* qemu-tcg FAIL pm.c g()\n"
+             "190@pm32pae all FAIL ts.c h()\n")
+        rules, problems = table(t)
+        self.assertEqual(problems, [])
+        keys = [110, "110@pm32", "110@pm32pg", 190, "190@pm32", "190@pm32pae"]
+        exp, conflicts = expectations.expect(rules, "qemu-tcg", keys)
+        self.assertEqual(conflicts, [])
+        self.assertEqual(exp[110][1], "long.c f()")             # a plain term: long mode only
+        self.assertEqual(exp["110@pm32"][1], "pm.c g()")         # @pm32*: every paging variant
+        self.assertEqual(exp["110@pm32pg"][1], "pm.c g()")
+        self.assertEqual(exp["190@pm32"][0], "PASS")
+        self.assertEqual(exp["190@pm32pae"][0], "FAIL")
+        r, s = matrix.parse(self.LOG32)
+        exp, _ = expectations.expect(rules, "qemu-tcg", [104, "104@pm32", "190@pm32pae"])
+        self.assertEqual(matrix.compare("qemu-tcg", r, s, exp), [])
+        r, s = matrix.parse(self.LOG32.replace("ok 2 104 dr-exec pm32", "not ok 2 104 dr-exec pm32"))
+        self.assertEqual(len(matrix.compare("qemu-tcg", r, s, exp)), 1)
+        self.assertEqual(len(table("101@pm64 all PASS\n")[1]), 1)   # no such mode
+        self.assertEqual(len(expectations.stale(rules, [110, "110@pm32"])), 1)   # 190@pm32pae
+
+    def test_run_only_by_number(self):
+        self.assertEqual(matrix.run_only("run=all mode=pm32", ["104@pm32", 101]), "run=101,104 mode=pm32")
+
+
 class Compare(unittest.TestCase):
     def diffs(self, log, exp=EXPECT):
         r, s = matrix.parse(log)
@@ -331,7 +368,9 @@ class TheTable(unittest.TestCase):
         self.assertEqual(problems, [])
         self.assertTrue(rules)
         for p in names:
-            _, conflicts = expectations.expect(rules, p, range(100, 1000))
+            keys = list(range(100, 1000)) + [f"{n}@{m}" for n in range(100, 1000)
+                                               for m in expectations.PM32_MODES]
+            _, conflicts = expectations.expect(rules, p, keys)
             self.assertEqual(conflicts, [], p)
 
     def test_platform_command_lines(self):

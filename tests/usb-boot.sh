@@ -165,8 +165,14 @@ if __name__ == "__main__":
     problems = []
     if t != n or t != p + f + s or not n:
         problems.append("summary inconsistent: %s" % m.group(0))
-    if len(tokens) != t:
-        problems.append("%d result tokens on screen, %d results" % (len(tokens), t))
+    # a token stands for all runs of one number (every CPU, repetition and CPU mode):
+    # "101P*4" is four passes, "104P2F1" three runs
+    runs = sum(int(x.group(1)) if x.group(1) else 1
+               for _, v in tokens for x in [re.fullmatch(r"[PFSTE](?:\*(\d+))?", v)] if x) + \
+        sum(sum(int(c) for c in re.findall(r"\d+", v)) for _, v in tokens
+            if not re.fullmatch(r"[PFSTE](?:\*\d+)?", v))
+    if runs != t:
+        problems.append("%d results in the tokens on screen, %d results" % (runs, t))
     if lit < 50:
         problems.append("screen nearly blank (%d lit samples)" % lit)
     print("%dx%d screen, %s%s" % (w, h, m.group(0),

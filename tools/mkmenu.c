@@ -2,7 +2,7 @@
  *
  *   mkmenu tracelab64.elf [timeout-seconds] > grub.cfg
  *   mkmenu --check tracelab64.elf            the registry's rules, nothing printed
- *   mkmenu --list tracelab64.elf ['CMDLINE'] "NUM NAME FAMILY" of every experiment
+ *   mkmenu --list tracelab64.elf ['CMDLINE'] "NUM NAME FAMILY [MODE]" of every run
  *                                            the kernel command line selects
  *
  * Reads the records between __experiments_start and __experiments_end of
@@ -12,7 +12,10 @@
  * entry, then one submenu per family with one entry per experiment, each with its
  * one-line summary.  Every mode first checks the registry (as the compiler and
  * the linker already did): a number in a known family's range, its family the
- * one the number names, no number twice, a name and a one-line summary. */
+ * one the number names, no number twice (a number and a protected-mode variant of
+ * it count as two), a name and a one-line summary.  Experiments flagged EXP_PM32
+ * run in 32-bit protected mode: their entries ask for mode=pm32,pm32pg,pm32pae,
+ * and a submenu offers the protected-mode runs. */
 #include <elf.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -50,7 +53,10 @@ static const char *str_at(uint64_t addr)
 static int by_num(const void *a, const void *b)
 {
 	const rec_t *x = a, *y = b;
-	return (x->num > y->num) - (x->num < y->num);
+	uint64_t px = x->flags & EXP_PM32, py = y->flags & EXP_PM32;
+	if (x->num != y->num)
+		return (x->num > y->num) - (x->num < y->num);
+	return (px > py) - (px < py);       /* long mode first, as the runner orders them */
 }
 
 static void quoted(const char *s)
@@ -90,7 +96,8 @@ static int check_registry(const rec_t *r, size_t n)
 				(unsigned long long)r[i].num);
 			bad = 1;
 		}
-		if (i && r[i].num == r[i - 1].num) {
+		if (i && r[i].num == r[i - 1].num &&
+		    (r[i].flags & EXP_PM32) == (r[i - 1].flags & EXP_PM32)) {
 			fprintf(stderr, "%s: experiment %llu: number registered twice (also in %s)\n", file,
 				(unsigned long long)r[i].num,
 				r[i - 1].file ? str_at(ADDR(r[i - 1].file)) : "?");
@@ -182,11 +189,19 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		int any = 0;
-		for (size_t i = 0; i < n; i++)
-			if (cmdline_selects_experiment(&cl, (uint32_t)r[i].num, str_at(ADDR(r[i].family)),
-						       r[i].flags & EXP_SELFTEST))
-				printf("%llu %s %s\n", (unsigned long long)r[i].num, str_at(ADDR(r[i].name)),
-				       str_at(ADDR(r[i].family))), any = 1;
+		for (size_t i = 0; i < n; i++) {
+			if (!cmdline_selects_experiment(&cl, (uint32_t)r[i].num, str_at(ADDR(r[i].family)),
+							r[i].flags & EXP_SELFTEST))
+				continue;
+			/* one line per mode it runs in; a protected-mode run names its mode */
+			unsigned modes = cmdline_modes_for(&cl, r[i].flags & EXP_PM32);
+			for (unsigned m = 1; m <= CMD_MODES_ALL; m <<= 1)
+				if (modes & m)
+					printf("%llu %s %s%s%s\n", (unsigned long long)r[i].num,
+					       str_at(ADDR(r[i].name)), str_at(ADDR(r[i].family)),
+					       m == CMD_MODE_LONG ? "" : " ", m == CMD_MODE_LONG ? "" : cmdline_mode_name(m)),
+					any = 1;
+		}
 		if (!any)
 			fprintf(stderr, "mkmenu: '%s' selects no experiment\n", argv[2]);
 		return !any;
@@ -197,25 +212,48 @@ int main(int argc, char **argv)
 	printf("insmod all_video\nset gfxpayload=keep\n");
 	/* the menu on COM1 too, where there is one (QEMU's -serial stdio, a lab box) */
 	printf("if serial --unit=0 --speed=115200; then\n  terminal_input --append serial\n  terminal_output --append serial\nfi\n\n");
-	printf("menuentry 'tracelab: all experiments (summary and hardware report stay on screen)' {\n  multiboot2 /boot/tracelab.elf run=all\n  boot\n}\n");
-	printf("menuentry 'tracelab: all experiments, 2 s pause after each to read along' {\n  multiboot2 /boot/tracelab.elf run=all pause=2000\n  boot\n}\n");
+	/* The default entry: long mode and 32-bit protected mode with paging off (the
+	 * paging variants give the same verdicts on the emulators and cost boot time
+	 * on Bochs; the protected-mode submenu has them). */
+	printf("menuentry 'tracelab: all experiments, long mode and 32-bit protected mode (summary and hardware report stay on screen)' {\n  multiboot2 /boot/tracelab.elf run=all mode=long,pm32\n  boot\n}\n");
+	printf("menuentry 'tracelab: all experiments, 2 s pause after each to read along' {\n  multiboot2 /boot/tracelab.elf run=all mode=long,pm32 pause=2000\n  boot\n}\n");
+	printf("menuentry 'tracelab: all experiments in every mode (long; protected mode with paging off, 32-bit and PAE paging)' {\n  multiboot2 /boot/tracelab.elf run=all mode=all\n  boot\n}\n");
 	printf("menuentry 'tracelab: CPU report only (identification and feature bits, runs nothing)' {\n  multiboot2 /boot/tracelab.elf report=cpu\n  boot\n}\n");
+	static const char *const pm_modes[][2] = {
+		{ "pm32", "paging off" }, { "pm32pg", "32-bit paging" }, { "pm32pae", "PAE paging" },
+		{ "pm32,pm32pg,pm32pae", "paging off, 32-bit and PAE paging in turn" },
+	};
+	printf("\nsubmenu '32-bit protected mode: the experiments written for it, paging off or on' {\n");
+	for (size_t m = 0; m < sizeof pm_modes / sizeof pm_modes[0]; m++)
+		printf("  menuentry 'all protected-mode experiments, %s (mode=%s)' {\n"
+		       "    multiboot2 /boot/tracelab.elf run=all mode=%s verbose=1\n    boot\n  }\n",
+		       pm_modes[m][1], pm_modes[m][0], pm_modes[m][0]);
+	printf("}\n");
 	for (size_t i = 0; i < n;) {
 		const char *fam = str_at(ADDR(r[i].family));
 		size_t j = i;
 		int selftest = !!(r[i].flags & EXP_SELFTEST);
 		printf("\nsubmenu 'family %s (%lluxx): one experiment at a time, verbose' {\n", fam,
 		       (unsigned long long)(r[i].num / 100));
-		printf("  menuentry 'all of family %s' {\n    multiboot2 /boot/tracelab.elf run=%s%s verbose=1\n    boot\n  }\n",
+		printf("  menuentry 'all of family %s, long mode' {\n    multiboot2 /boot/tracelab.elf run=%s%s verbose=1\n    boot\n  }\n",
 		       fam, fam, selftest ? " selftest=1" : "");
+		int has_pm32 = 0;
+		for (size_t k = i; k < n && !strcmp(str_at(ADDR(r[k].family)), fam); k++)
+			has_pm32 |= !!(r[k].flags & EXP_PM32);
+		if (has_pm32)
+			printf("  menuentry 'all of family %s, 32-bit protected mode (paging off, 32-bit, PAE)' {\n"
+			       "    multiboot2 /boot/tracelab.elf run=%s mode=pm32,pm32pg,pm32pae verbose=1\n    boot\n  }\n",
+			       fam, fam);
 		for (; j < n && !strcmp(str_at(ADDR(r[j].family)), fam); j++) {
 			char title[256];
-			snprintf(title, sizeof title, "%llu %s: %s", (unsigned long long)r[j].num,
-				 str_at(ADDR(r[j].name)), str_at(ADDR(r[j].summary)));
+			int pm32 = !!(r[j].flags & EXP_PM32);
+			snprintf(title, sizeof title, "%llu %s%s: %s", (unsigned long long)r[j].num,
+				 str_at(ADDR(r[j].name)), pm32 ? " (32-bit protected mode)" : "", str_at(ADDR(r[j].summary)));
 			printf("  menuentry ");
 			quoted(title);
-			printf(" {\n    multiboot2 /boot/tracelab.elf run=%llu verbose=1%s\n    boot\n  }\n",
-			       (unsigned long long)r[j].num, (r[j].flags & EXP_SELFTEST) ? " selftest=1" : "");
+			printf(" {\n    multiboot2 /boot/tracelab.elf run=%llu verbose=1%s%s\n    boot\n  }\n",
+			       (unsigned long long)r[j].num, (r[j].flags & EXP_SELFTEST) ? " selftest=1" : "",
+			       pm32 ? " mode=pm32,pm32pg,pm32pae" : "");
 		}
 		printf("}\n");
 		i = j;

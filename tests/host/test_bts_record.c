@@ -167,3 +167,25 @@ TEST(bts_circular_edges)
 	CHECK_EQ(bts_circular_index(10, 10, &w), 0);
 	CHECK(w);
 }
+
+/* Book ex14-9 as written, in 32-bit protected mode with DTES64=0: 12-byte records,
+ * 11 branches into a 10-record circular buffer; the index is one record past
+ * base and the oldest surviving record is the second branch. */
+TEST(bts_book_ex14_9_32bit_layout)
+{
+	uint8_t mem[120];
+	uint64_t base = 0x00402000;
+	memset(mem, 0, sizeof mem);
+	uint64_t index = simulate(mem, base, 10, DS_FMT32, 11);
+	CHECK_EQ(index, base + 12);
+	struct bts_record out[16];
+	long n = bts_ordered(mem, base, index, base + 120, true, DS_FMT32, out, 16);
+	CHECK_EQ(n, 10);
+	for (int i = 0; i < 10; i++) {
+		CHECK_EQ(out[i].from, 0x1000 + 1 + i);
+		CHECK_EQ(out[i].to, 0x2000 + 1 + i);
+		CHECK_EQ(out[i].predicted, ((1 + i) & 1) != 0);
+	}
+	/* the same bytes read with the 64-bit layout are not 10 records */
+	CHECK_EQ(bts_ordered(mem, base, index, base + 120, true, DS_FMT64, out, 16), BTS_ERR_ALIGN);
+}

@@ -184,9 +184,10 @@ TEST(cmdline_escaped)
 }
 
 static const struct cmd_exp reg[] = {
-	{ 101, "debug", false }, { 102, "debug", false }, { 201, "bts", false },
-	{ 501, "platform", false }, { 901, "selftest", true }, { 902, "selftest", true },
-	{ 903, "selftest", true }, { 904, "selftest", true },
+	{ 101, "debug", false, false }, { 102, "debug", false, false }, { 201, "bts", false, false },
+	{ 501, "platform", false, false }, { 901, "selftest", true, false }, { 902, "selftest", true, false },
+	{ 903, "selftest", true, false }, { 904, "selftest", true, false },
+	{ 101, "debug", false, true }, { 190, "debug", false, true }, { 910, "selftest", true, true },
 };
 #define NREG ((int)(sizeof reg / sizeof reg[0]))
 
@@ -247,4 +248,40 @@ TEST(cmdline_cpu_list)
 	CHECK(strstr(err, "accepted: cpu=0,2-3,5 or cpu=all") != NULL);
 	CHECK(cmdline_parse("cpu=all", &c));
 	CHECK(cmdline_check_cpu(&c, one, 16, err, sizeof err));
+}
+
+TEST(cmdline_modes)
+{
+	struct cmdline c;
+	CHECK(cmdline_parse("run=101", &c));
+	CHECK_EQ(c.modes, CMD_MODE_LONG);
+	CHECK(cmdline_parse("mode=pm32", &c));
+	CHECK_EQ(c.modes, CMD_MODE_PM32);
+	CHECK(cmdline_parse("mode=long,pm32pae", &c));
+	CHECK_EQ(c.modes, CMD_MODE_LONG | CMD_MODE_PM32PAE);
+	CHECK(cmdline_parse("mode=all", &c));
+	CHECK_EQ(c.modes, CMD_MODES_ALL);
+	CHECK(cmdline_parse("mode=pm32,pm32pg,pm32pae", &c));
+	CHECK_EQ(c.modes, CMD_MODES_PM32);
+	CHECK(!cmdline_parse("mode=pm16", &c));
+	CHECK(strstr(c.error, "mode=") != NULL);
+	CHECK(!cmdline_parse("mode=", &c));
+	CHECK(!cmdline_parse("mode=pm32,", &c));
+	CHECK(!strcmp(cmdline_mode_name(CMD_MODE_PM32PG), "pm32pg"));
+	CHECK(!strcmp(cmdline_mode_name(CMD_MODE_LONG), "long"));
+	CHECK(!strcmp(cmdline_mode_name(CMD_MODES_PM32), "?"));
+	/* validation by mode: 190 exists only in protected mode */
+	char err[200];
+	CHECK(!valid("run=190", err));
+	CHECK(strstr(err, "mode=") != NULL);
+	CHECK(valid("run=190 mode=pm32", err));
+	CHECK(valid("run=101,190 mode=long,pm32", err));
+	CHECK(!valid("run=102 mode=pm32", err));
+	CHECK(!valid("run=910 mode=pm32", err));                 /* a self-test */
+	CHECK(valid("run=910 mode=pm32 selftest=1", err));
+	CHECK(cmdline_parse("mode=long,pm32", &c));
+	CHECK_EQ(cmdline_modes_for(&c, false), CMD_MODE_LONG);
+	CHECK_EQ(cmdline_modes_for(&c, true), CMD_MODE_PM32);
+	CHECK(cmdline_parse("mode=pm32pg", &c));
+	CHECK_EQ(cmdline_modes_for(&c, false), 0);
 }

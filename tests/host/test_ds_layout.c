@@ -2,6 +2,7 @@
 #include <string.h>
 #include "tl_test.h"
 #include "ds_layout.h"
+#include "le.h"
 
 TEST(ds_offsets_64)
 {
@@ -276,4 +277,38 @@ TEST(ds_layout_whole_area)
 	CHECK_EQ(l.mgmt_size, 0x28);
 	CHECK_EQ(ds_layout_size(&s, &bytes, &align), DS_OK);
 	CHECK_EQ(bytes, 0x2000);
+}
+
+/* SDM 17.4.9.1: which layout the processor reads, by DTES64 and IA-32e mode. */
+TEST(ds_format_by_mode)
+{
+	CHECK_EQ(ds_format_for(false, false), DS_FMT32);   /* 32-bit protected mode, no DTES64 */
+	CHECK_EQ(ds_format_for(false, true), DS_FMT64);    /* IA-32e mode */
+	CHECK_EQ(ds_format_for(true, false), DS_FMT64);    /* DTES64: 64-bit layout in protected mode too */
+	CHECK_EQ(ds_format_for(true, true), DS_FMT64);
+}
+
+/* The 64-bit layout used from protected mode (DTES64=1): the fields are 8 bytes
+ * wide and hold 32-bit linear addresses with the upper half zero; the same
+ * buffer in the 32-bit layout puts the same pointers at half the offsets. */
+TEST(ds_layouts_from_protected_mode)
+{
+	uint8_t a64[DS_MGMT_SIZE_64_MAX], a32[DS_MGMT_SIZE_32];
+	struct ds_buf b, r;
+	memset(a64, 0xee, sizeof a64);
+	memset(a32, 0xee, sizeof a32);
+	CHECK_EQ(ds_buf_layout(DS_FMT32, 0x00401000, 12, 10, 11, DS_USE_CIRCULAR, &b), DS_OK);
+	ds_put_buf(a32, DS_FMT32, false, &b);
+	ds_put_buf(a64, DS_FMT64, false, &b);
+	CHECK_EQ(le_get(a32 + 0x04, 4), 0x00401000);            /* BTS index */
+	CHECK_EQ(le_get(a32 + 0x08, 4), 0x00401000 + 120);      /* absolute maximum */
+	CHECK_EQ(le_get(a64 + 0x08, 8), 0x00401000);
+	CHECK_EQ(le_get(a64 + 0x10, 8), 0x00401000 + 120);
+	CHECK_EQ(a32[0x10], 0xee);                              /* PEBS side untouched */
+	ds_get_buf(a64, DS_FMT64, false, &r);
+	CHECK_EQ(r.thresh, 0x00401000 + 132);
+	CHECK_EQ(ds_buf_check(DS_FMT64, &r, 12, DS_USE_CIRCULAR), DS_OK);
+	/* a 32-bit buffer above 4 GiB cannot exist; in the 64-bit layout it can */
+	b.base = 0x100000000ull;
+	CHECK_EQ(ds_buf_check(DS_FMT32, &b, 12, DS_USE_CIRCULAR), DS_ERR_ADDR_WIDTH);
 }

@@ -151,9 +151,13 @@ def junit(platform, desc, results, failed_checks, secs, boot_problem=None):
     props = ET.SubElement(suite, "properties")
     ET.SubElement(props, "property", name="description", value=desc)
     nfail = nskip = 0
-    for num, (name, status, reason) in sorted(results.items()):
-        fam = {1: "debug", 2: "bts", 3: "pmu", 4: "pt", 5: "platform", 9: "selftest"}.get(num // 100, "other")
-        tc = ET.SubElement(suite, "testcase", classname=f"tracelab.{fam}", name=f"{num} {name}")
+    # a key is the number, or "NUM@MODE" for a run in 32-bit protected mode
+    # (its name then ends with the mode: "104 dr-exec pm32")
+    def number(key):
+        return int(str(key).split("@")[0])
+    for num, (name, status, reason) in sorted(results.items(), key=lambda kv: (number(kv[0]), str(kv[0]))):
+        fam = {1: "debug", 2: "bts", 3: "pmu", 4: "pt", 5: "platform", 9: "selftest"}.get(number(num) // 100, "other")
+        tc = ET.SubElement(suite, "testcase", classname=f"tracelab.{fam}", name=f"{number(num)} {name}")
         if status == "SKIP":
             nskip += 1
             ET.SubElement(tc, "skipped", message=reason)
@@ -177,12 +181,13 @@ def junit(platform, desc, results, failed_checks, secs, boot_problem=None):
 
 
 def failed_checks(text):
-    """{num: [description of every failed check]} from a log's blocks."""
+    """{num: [description of every failed check]} from a log's blocks ("NUM@MODE"
+    for a protected-mode run)."""
     out, cur = {}, None
     for line in text.replace("\r", "").splitlines():
-        m = re.match(r"^    # Subtest: (\d+) ", line)
+        m = re.match(r"^    # Subtest: (\d+) \S+( pm32(?:pg|pae)?)?(?: |$)", line)
         if m:
-            cur = int(m.group(1))
+            cur = int(m.group(1)) if not m.group(2) else f"{m.group(1)}@{m.group(2).strip()}"
             continue
         m = re.match(r"^    not ok \d+ (.*)$", line)
         if m and cur is not None:

@@ -4,21 +4,22 @@
  * The DS save area's layout depends on the mode (SDM vol.3 17.4.9.1): with
  * CPUID.01H:ECX.DTES64[2]=0 and IA-32e mode off, the 32-bit layout (4-byte
  * pointers, 12-byte BTS records); with DTES64=1 the 64-bit layout in every mode
- * (8-byte fields holding the 32-bit linear addresses).  lib/ds.c
- * ds_format_for() decides, lib/ds.c lays the area out and lib/bts.c decodes it
- * (host-tested: tests/host/test_ds.c, test_bts.c).  IA32_DS_AREA and DEBUGCTL are
+ * (8-byte fields holding the 32-bit linear addresses).  lib/ds_layout.c
+ * ds_format_for() decides, lib/ds_layout.c lays the area out and lib/bts_record.c
+ * decodes it (host-tested: tests/host/test_ds_layout.c, test_bts_record.c).  IA32_DS_AREA and DEBUGCTL are
  * MSRs, the same in every mode: long mode sets IA32_DS_AREA, the protected-mode
  * scenario turns BTS on, takes eleven jumps into a ten-record circular buffer
  * and turns it off. */
-#include "bts.h"
+#include "bts_record.h"
 #include "cpuid.h"
-#include "ds.h"
+#include "ds_area.h"
+#include "ds_layout.h"
 #include "experiment.h"
 #include "fmt.h"
 #include "mem.h"
 #include "msr.h"
+#include "msr_safe.h"
 #include "pm32.h"
-#include "pmi.h"
 #include "x86.h"
 
 extern char pm32_s_bts11[], pm32_bts_j0[], pm32_bts_j1[], pm32_bts_j2[], pm32_bts_j3[],

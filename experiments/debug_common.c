@@ -186,28 +186,52 @@ bool dbg_check_cpl(const char *what, int i, unsigned cpl)
 		     dbg_cpl(&dbg_log.ev[i]), cpl);
 }
 
+static bool event_matches(const struct dbg_event *e, const struct dbg_expect *x)
+{
+	return (int)e->vector == x->vector && e->rip == (uint64_t)(uintptr_t)x->rip &&
+	       (x->dr6 == DBG_ANY || e->dr6 == x->dr6) && (x->cpl < 0 || dbg_cpl(e) == (unsigned)x->cpl);
+}
+
+/* One check line for the whole sequence (the console is the slow part of a run
+ * under an emulator): the count and the first event that differs, observed and
+ * expected; at verbose=1 every event is listed as a diagnostic as well. */
 bool dbg_check_seq(const char *what, const struct dbg_expect *x, int n)
 {
-	char buf[96];
+	int bad = -1;
 
-	tl_snprintf(buf, sizeof buf, "%s: number of events", what);
-	bool ok = check_eqd(buf, (uint64_t)dbg_log.n, (uint64_t)n);
-	for (int i = 0; i < n; i++) {
-		if (i >= dbg_nrec()) {
-			ok &= check(false, "%s ev %d: missing (expected vector %d %s rip %#lx)", what, i,
-				    x[i].vector, vector_name(x[i].vector), (unsigned long)x[i].rip);
-			continue;
-		}
-		const struct dbg_event *e = &dbg_log.ev[i];
-		bool m = (int)e->vector == x[i].vector && e->rip == (uint64_t)(uintptr_t)x[i].rip &&
-			 (x[i].dr6 == DBG_ANY || e->dr6 == x[i].dr6) &&
-			 (x[i].cpl < 0 || dbg_cpl(e) == (unsigned)x[i].cpl);
-		ok &= check(m, "%s ev %d: vector %lu %s rip %#lx dr6 %#lx cpl %u "
-			    "(expected %d %s %#lx %#lx cpl %d)", what, i,
+	for (int i = 0; i < n && bad < 0; i++)
+		if (i >= dbg_nrec() || !event_matches(&dbg_log.ev[i], &x[i]))
+			bad = i;
+	bool ok = dbg_log.n == n && bad < 0;
+	char msg[240];
+	if (bad >= 0 && bad < dbg_nrec()) {
+		const struct dbg_event *e = &dbg_log.ev[bad];
+		tl_snprintf(msg, sizeof msg, "event %d: vector %lu %s rip %#lx dr6 %#lx cpl %u "
+			    "(expected %d %s %#lx %#lx cpl %d)", bad,
 			    (unsigned long)e->vector, vector_name((int)e->vector), (unsigned long)e->rip,
-			    (unsigned long)e->dr6, dbg_cpl(e), x[i].vector, vector_name(x[i].vector),
-			    (unsigned long)x[i].rip, (unsigned long)(x[i].dr6 == DBG_ANY ? e->dr6 : x[i].dr6),
-			    x[i].cpl < 0 ? (int)dbg_cpl(e) : x[i].cpl);
+			    (unsigned long)e->dr6, dbg_cpl(e), x[bad].vector, vector_name(x[bad].vector),
+			    (unsigned long)x[bad].rip,
+			    (unsigned long)(x[bad].dr6 == DBG_ANY ? e->dr6 : x[bad].dr6),
+			    x[bad].cpl < 0 ? (int)dbg_cpl(e) : x[bad].cpl);
+	} else {
+		tl_snprintf(msg, sizeof msg, "%s", bad >= 0 ? "the list ends early" :
+			    "each vector, RIP, DR6, CPL as expected");
+	}
+	check(ok, "%s: %d events (expected %d), %s", what, dbg_log.n, n, msg);
+	if (exp_verbosity() >= 1) {
+		for (int i = 0; i < dbg_nrec() || i < n; i++) {
+			char obs[80] = "none", exp[64] = "none";
+			if (i < dbg_nrec())
+				tl_snprintf(obs, sizeof obs, "%lu %s %#lx %#lx cpl %u",
+					    (unsigned long)dbg_log.ev[i].vector,
+					    vector_name((int)dbg_log.ev[i].vector),
+					    (unsigned long)dbg_log.ev[i].rip, (unsigned long)dbg_log.ev[i].dr6,
+					    dbg_cpl(&dbg_log.ev[i]));
+			if (i < n)
+				tl_snprintf(exp, sizeof exp, "%d %s %#lx", x[i].vector, vector_name(x[i].vector),
+					    (unsigned long)x[i].rip);
+			diag("%s ev %d: %s (expected %s)", what, i, obs, exp);
+		}
 	}
 	return ok;
 }

@@ -94,8 +94,9 @@ bool dbg_check_count(const char *what, int expected);
  * compared, e.g. for a vector other than #DB), CPL it came from (-1: not compared). */
 #define DBG_ANY (~0ULL)
 struct dbg_expect { int vector; const void *rip; uint64_t dr6; int cpl; };
-/* The log must hold exactly these n events in this order: one check of the count,
- * then one per event (vector, RIP, DR6, CPL), each printing observed and expected. */
+/* The log must hold exactly these n events in this order: one check line, with the
+ * count and the first event that differs (vector, RIP, DR6, CPL), observed and
+ * expected; verbose=1 lists every event. */
 bool dbg_check_seq(const char *what, const struct dbg_expect *x, int n);
 
 /* One check of event i's vector and saved RIP, one of its error code. */

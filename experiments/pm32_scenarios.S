@@ -359,3 +359,11 @@ pm32_bts_j11:
 	movl $0x1d9, %ecx
 	wrmsr
 	ret
+
+/* ---- 912: a double fault (UD whose gate and NP's gate are not present) ----- */
+	.globl pm32_s_double_fault, pm32_df_ud
+pm32_s_double_fault:
+	nop
+pm32_df_ud:
+	ud2
+	ret

@@ -46,6 +46,7 @@ static unsigned exp_serial;
 
 static const uint32_t task_sel[PM32_NTASKS] = {
 	PM32_SEL_TSS_MAIN, PM32_SEL_TSS_A, PM32_SEL_TSS_B, PM32_SEL_TSS_DB, PM32_SEL_TSS_BP,
+	PM32_SEL_TSS_DF,
 };
 
 static uint32_t low32(const void *p)
@@ -175,11 +176,13 @@ void pm32_prepare(struct pm32 *p, uint32_t scenario, uint32_t entry_a, uint32_t 
 	init_task(p, PM32_TASK_B, entry_b, RFLAGS_FIXED1 | RFLAGS_IF);
 	init_task(p, PM32_TASK_DB, low32(pm32_task_db), RFLAGS_FIXED1);
 	init_task(p, PM32_TASK_BP, low32(pm32_task_bp), RFLAGS_FIXED1);
+	init_task(p, PM32_TASK_DF, low32(pm32_task_df), RFLAGS_FIXED1);
 	gdt[PM32_SEL_GATE_A / 8] = task_gate(PM32_SEL_TSS_A);
 	gdt[PM32_SEL_GATE_B / 8] = task_gate(PM32_SEL_TSS_B);
 
 	for (int v = 0; v < 256; v++)
 		idt[v] = int_gate(low32(pm32_vectors + 16 * v), (v == VEC_BP || v == 4) ? 3 : 0);
+	idt[VEC_DF] = task_gate(PM32_SEL_TSS_DF);
 }
 
 void pm32_task_gate_idt(struct pm32 *p, int vector, int task)
@@ -187,9 +190,11 @@ void pm32_task_gate_idt(struct pm32 *p, int vector, int task)
 	p->idt[vector] = task_gate(task_sel[task]);
 }
 
+/* The vector's name without a '#' (KTAP descriptions must not hold one). */
 static const char *vec_name(uint32_t v)
 {
-	return v < 256 ? trap_name((int)v) : "?";
+	const char *n = v < 256 ? trap_name((int)v) : "?";
+	return n[0] == '#' ? n + 1 : n;
 }
 
 bool pm32_run(struct pm32 *p, const char *what)
@@ -210,7 +215,7 @@ bool pm32_run(struct pm32 *p, const char *what)
 			     pm32_mode_name(), p->cb->abort_eip);
 	}
 	return check(false, "%s: unexpected vector %u (%s) error 0x%x at CS:EIP 0x%x:0x%x in %s: "
-		     "scenario ran to its end", what, v, vec_name(v) + (v < 32),
+		     "scenario ran to its end", what, v, vec_name(v),
 		     p->cb->abort_err, p->cb->abort_cs, p->cb->abort_eip, pm32_mode_name());
 }
 

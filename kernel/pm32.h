@@ -10,7 +10,9 @@
  *
  * Recovery: an exception nobody asked for, or the APIC watchdog interrupt, ends
  * the scenario through the same climb back (pm32_bail); the experiment then
- * fails with the vector and EIP, and the run goes on.
+ * fails with the vector and EIP, and the run goes on.  A double fault goes
+ * through a task gate to a task with its own stack (SDM vol.3 6.15, "Interrupt
+ * 8": the only way to survive a bad stack), which bails the same way.
  *
  * Shared with assembly: offsets of the control block (PM32_CB_*). */
 #ifndef KERNEL_PM32_H
@@ -29,9 +31,10 @@
 #define PM32_SEL_TSS_BP         0x58    /* #BP handler task */
 #define PM32_SEL_GATE_A         0x60    /* task gate -> TSS A */
 #define PM32_SEL_GATE_B         0x68    /* task gate -> TSS B */
-#define PM32_GDT_ENTRIES        14
+#define PM32_SEL_TSS_DF         0x70    /* double fault: a task with its own stack */
+#define PM32_GDT_ENTRIES        15
 
-#define PM32_NTASKS             5       /* main, A, B, DB, BP */
+#define PM32_NTASKS             6       /* main, A, B, DB, BP, DF */
 #define PM32_MAX_EVENTS         32
 
 /* What the IDT stub does per vector (control block action[]). */
@@ -127,7 +130,7 @@ struct pm32 {
 	struct tss32 *tss[PM32_NTASKS];         /* indexed by PM32_TASK_* */
 };
 
-enum { PM32_TASK_MAIN, PM32_TASK_A, PM32_TASK_B, PM32_TASK_DB, PM32_TASK_BP };
+enum { PM32_TASK_MAIN, PM32_TASK_A, PM32_TASK_B, PM32_TASK_DB, PM32_TASK_BP, PM32_TASK_DF };
 
 /* Fresh tables for the current mode (paging per exp_mode()): every vector
  * aborts except #DB and #BP (recorded) and the spurious vector; TSS A and B
@@ -151,7 +154,7 @@ void pm32_new_experiment(void);
 /* kernel/pm32_entry.S */
 void pm32_call(struct pm32_cb *cb);
 extern char pm32_vectors[];
-extern char pm32_task_db[], pm32_task_bp[];
+extern char pm32_task_db[], pm32_task_bp[], pm32_task_df[];
 #endif
 
 #endif

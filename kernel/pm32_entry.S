@@ -411,3 +411,22 @@ tss_base_of:
 
 	handler_task pm32_task_db, 1
 	handler_task pm32_task_bp, 3
+
+/* The double-fault task (IDT vector 8 is a task gate): its own stack, whatever
+ * state the faulting task left.  The interrupted EIP is in that task's TSS. */
+	.globl pm32_task_df
+pm32_task_df:
+	movl pm32_cb_ptr, %ebx
+	movl $8, PM32_CB_ABORT_VEC(%ebx)
+	popl %edx                               /* the error code (0) the CPU pushed */
+	movl %edx, PM32_CB_ABORT_ERR(%ebx)
+	xorl %eax, %eax
+	str %ax
+	call tss_base_of
+	movzwl TSS32_LINK(%eax), %eax
+	call tss_base_of
+	movl TSS32_EIP(%eax), %edx
+	movl %edx, PM32_CB_ABORT_EIP(%ebx)
+	movzwl TSS32_CS(%eax), %edx
+	movl %edx, PM32_CB_ABORT_CS(%ebx)
+	jmp pm32_bail

@@ -90,7 +90,7 @@ def qemu10():
 QEMU10 = qemu10()
 
 
-SELFTEST = "run=901-905,910-911,501 selftest=1 watchdog=200 mode=long,pm32"
+SELFTEST = "run=901-905,910-912,501 selftest=1 watchdog=200 mode=long,pm32"
 PM32 = "run=all mode=pm32,pm32pg,pm32pae"
 QEMU72 = ("qemu7.2-tcg",)           # Debian 12's QEMU 7.2 under TCG: its deviations
 BOCHS27 = ("bochs2.7",)             # Debian 12's Bochs 2.7

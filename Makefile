@@ -7,6 +7,7 @@
 #   make check-host host unit tests of lib/
 #   make test       host tests + fuzz (bounded) + emulator matrix; last line "N passed, N failed"
 #   make bench      timings: suite under QEMU TCG, PT decoder throughput
+#   make dbfuzz     differential debug-exception fuzzing, 10,000 scenarios per platform
 #   make netdir     build/netboot/: a TFTP root for a lab (GRUB PXE/UEFI, iPXE script)
 #   make netboot    boot over QEMU's TFTP with iPXE (RUN=debug: the command line)
 
@@ -203,6 +204,14 @@ test: deps-test
 
 bench: all $(B)/tracelab-ci.iso tools
 	tests/bench.sh
+
+# The full differential fuzz run (issue 21): every fuzzed platform that is here,
+# DBFUZZ_COUNT scenarios each, groups shrunk; the report in build/dbfuzz-report.txt.
+DBFUZZ_SEED  ?= 1
+DBFUZZ_COUNT ?= 10000
+dbfuzz: all tools
+	tools/dbfuzz.py --seed $(DBFUZZ_SEED) --count $(DBFUZZ_COUNT) --shrink --check \
+		--report $(B)/dbfuzz-report.txt
 
 # The registry's build-time checks, each shown to fail on a tiny bad registry.
 check-registry:

@@ -63,6 +63,7 @@
 #define VEC_PIC_IRQ0    0x20    /* 8259 master, re-based by pic_disable(): PIT watchdog */
 #define VEC_PIC_SPURIOUS 0x27   /* 8259 master IRQ7: spurious, no EOI */
 #define VEC_USER_RETURN 0x80    /* ring 3 -> kernel: "user function finished" */
+#define VEC_FUZZ_RING   0x81    /* fuzz=debug: a DPL-3 gate whose handler returns (CPL 3 -> 0 -> 3) */
 #define VEC_PMI         0xf0    /* LVT performance-monitor entry */
 #define VEC_TIMER       0xf1    /* LVT timer: experiment watchdog */
 #define VEC_APIC_TEST   0xf2    /* IPIs the APIC experiments send (503, 504) */

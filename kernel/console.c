@@ -90,6 +90,15 @@ void console_write(const char *s, unsigned long n)
 	leave(g);
 }
 
+void console_serial(const char *s, unsigned long n)
+{
+	for (unsigned long i = 0; i < n; i++) {
+		if (s[i] == '\n')
+			serial_putc('\r');
+		serial_putc(s[i]);
+	}
+}
+
 void console_color(int c)
 {
 	struct guard g = enter();

@@ -18,5 +18,8 @@ void console_color(int c);
 void console_hold(void);
 bool console_holding(void);
 void console_release(const char *head);
+/* Bulk output for the serial log only (fuzz=debug's thousands of trace lines:
+ * scrolling the screen for each would cost more than the scenario); not held. */
+void console_serial(const char *s, unsigned long n);
 
 #endif

@@ -97,6 +97,10 @@ void exp_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Diagnostic only at verbose>=1 */
 void vdiag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* For an experiment that prints more than the console holds back (fuzz=debug):
+ * it will make nchecks checks in all, so the block's plan line is printed now
+ * and the rest streams out as it is printed. */
+void exp_stream(int nchecks);
 /* Current verdict of the running experiment. */
 enum verdict exp_verdict(void);
 /* The CPU mode the experiment runs in: one CMD_MODE_* bit (lib/cmdline.h). */

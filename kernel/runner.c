@@ -6,6 +6,7 @@
 #include "apic.h"
 #include "console.h"
 #include "cpu.h"
+#include "dbfuzz.h"
 #include "cr.h"
 #include "dr.h"
 #include "ds_area.h"
@@ -501,6 +502,22 @@ void runner_main(const struct cmdline *cl)
 	}
 	if (cl->verbose >= 1)
 		list_registry();
+	if (cl->fuzz_debug) {
+		/* One test: the fuzz run (kernel/dbfuzz.c), on the CPU cpu= names. */
+		char suffix[64];
+		if (cl->fuzz_index >= 0)
+			tl_snprintf(suffix, sizeof suffix, " seed=%llu index=%lld drop=0x%x",
+				    (unsigned long long)cl->fuzz_seed, (long long)cl->fuzz_index, cl->fuzz_drop);
+		else
+			tl_snprintf(suffix, sizeof suffix, " seed=%llu count=%u",
+				    (unsigned long long)cl->fuzz_seed, cl->fuzz_count);
+		dbfuzz_cmdline = cl;
+		results_plan(1);
+		run_on(cl->cpu == CMD_CPU_ALL ? 0 : cl->cpu, &dbfuzz_experiment, CMD_MODE_LONG, suffix);
+		results_finish();
+		const struct results_totals *t = results_totals();
+		kernel_exit(t->n[V_FAIL] + t->n[V_TIMEOUT] == 0);
+	}
 	bool on[MAX_CPUS];
 	for (int c = 0; c < MAX_CPUS; c++)
 		on[c] = smp_cpu_online(c) && (cl->cpu == CMD_CPU_ALL || c == cl->cpu);

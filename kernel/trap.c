@@ -63,6 +63,7 @@ void idt_init(void)
 	set_gate(3, 3, 0);
 	set_gate(4, 3, 0);
 	set_gate(VEC_USER_RETURN, 3, 0);
+	set_gate(VEC_FUZZ_RING, 3, 0);
 }
 
 void trap_set_ist(int vector, int ist)

@@ -5,7 +5,8 @@
 const char cmdline_usage[] =
 	"accepted: run=LIST (all | FAMILY | N | A-B, comma-separated; families: debug bts pmu pt platform selftest)"
 	" reps=1..1000 cpu=N|all verbose=0..2 selftest=0|1 watchdog=10..600000 exit=auto|qemu|bochs|halt"
-	" pause=0..60000 report=full|cpu mode=long|pm32|pm32pg|pm32pae|all (comma-separated)";
+	" pause=0..60000 report=full|cpu mode=long|pm32|pm32pg|pm32pae|all (comma-separated)"
+	" fuzz=debug [seed=S count=1..1000000 | index=I [drop=MASK] [shrink=1]]";
 
 static const char *const mode_names[] = { "long", "pm32", "pm32pg", "pm32pae" };
 
@@ -135,8 +136,10 @@ static bool parse_word(struct cmdline *c, const char *w, size_t n)
 	const char *v = w + eqpos + 1;
 	size_t vn = n - eqpos - 1;
 	uint64_t x;
-	if (eq(w, eqpos, "run"))
+	if (eq(w, eqpos, "run")) {
+		c->run_given = true;
 		return parse_run(c, v, vn);
+	}
 	if (eq(w, eqpos, "reps")) {
 		if (!number_in(v, vn, 1, 1000, &x))
 			return fail(c, "bad reps=", w, n);
@@ -176,6 +179,34 @@ static bool parse_word(struct cmdline *c, const char *w, size_t n)
 		if (eq(v, vn, "full")) c->cpu_report_only = false;
 		else if (eq(v, vn, "cpu")) c->cpu_report_only = true;
 		else return fail(c, "bad report=", w, n);
+	} else if (eq(w, eqpos, "fuzz")) {
+		if (!eq(v, vn, "debug"))
+			return fail(c, "bad fuzz= (the one fuzzer is fuzz=debug)", w, n);
+		c->fuzz_debug = true;
+	} else if (eq(w, eqpos, "seed")) {
+		if (!tl_parse_u64(v, vn, &c->fuzz_seed))
+			return fail(c, "bad seed= (a number)", w, n);
+		c->fuzz_words |= 1;
+	} else if (eq(w, eqpos, "count")) {
+		if (!number_in(v, vn, 1, 1000000, &x))
+			return fail(c, "bad count= (1..1000000)", w, n);
+		c->fuzz_count = (uint32_t)x;
+		c->fuzz_words |= 2;
+	} else if (eq(w, eqpos, "index")) {
+		if (!number_in(v, vn, 0, 0xffffffffu, &x))
+			return fail(c, "bad index= (0..4294967295)", w, n);
+		c->fuzz_index = (int64_t)x;
+		c->fuzz_words |= 4;
+	} else if (eq(w, eqpos, "drop")) {
+		if (!number_in(v, vn, 0, 0xffffffffu, &x))
+			return fail(c, "bad drop= (a 32-bit mask)", w, n);
+		c->fuzz_drop = (uint32_t)x;
+		c->fuzz_words |= 8;
+	} else if (eq(w, eqpos, "shrink")) {
+		if (!number_in(v, vn, 0, 1, &x))
+			return fail(c, "bad shrink= (0 or 1)", w, n);
+		c->fuzz_shrink = x;
+		c->fuzz_words |= 16;
 	} else {
 		return fail(c, "unknown option", w, eqpos);
 	}
@@ -185,7 +216,8 @@ static bool parse_word(struct cmdline *c, const char *w, size_t n)
 static void defaults(struct cmdline *c)
 {
 	*c = (struct cmdline){ .reps = 1, .watchdog_ms = 3000, .nsel = 1, .modes = CMD_MODE_LONG,
-			       .sel = { { .kind = SEL_ALL } } };
+			       .sel = { { .kind = SEL_ALL } }, .fuzz_seed = 1, .fuzz_count = 1000,
+			       .fuzz_index = -1 };
 }
 
 bool cmdline_parse(const char *s, struct cmdline *c)
@@ -202,6 +234,15 @@ bool cmdline_parse(const char *s, struct cmdline *c)
 		if (!parse_word(c, w, (size_t)(s - w)))
 			return false;
 	}
+	/* The fuzzer's words make sense only together, and only with it. */
+	if (c->fuzz_words && !c->fuzz_debug)
+		return fail(c, "seed=, count=, index=, drop=, shrink= need fuzz=debug", "", 0);
+	if (c->fuzz_debug && c->run_given)
+		return fail(c, "fuzz=debug runs no experiments: drop run=", "", 0);
+	if ((c->fuzz_words & 2) && (c->fuzz_words & 4))
+		return fail(c, "count= and index= exclude each other", "", 0);
+	if ((c->fuzz_words & 24) && !(c->fuzz_words & 4))
+		return fail(c, "drop= and shrink= need index=", "", 0);
 	return true;
 }
 

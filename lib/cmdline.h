@@ -71,6 +71,14 @@ struct cmdline {
 	uint32_t pause_ms;
 	bool cpu_report_only;
 	unsigned modes;         /* CMD_MODE_* bits */
+	bool fuzz_debug;        /* fuzz=debug */
+	bool run_given;         /* run= appeared (refused with fuzz=) */
+	uint64_t fuzz_seed;
+	uint32_t fuzz_count;
+	int64_t fuzz_index;     /* -1: scenarios 0..fuzz_count-1 */
+	uint32_t fuzz_drop;
+	bool fuzz_shrink;
+	unsigned fuzz_words;    /* which of seed count index drop shrink appeared (bits 0-4) */
 	size_t args_off;        /* where the arguments start in the loader's line */
 	char error[240];
 };

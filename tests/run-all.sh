@@ -76,6 +76,14 @@ python3 tests/hostile.py > $B/hostile.log 2>&1
 grep -v ': ok (' $B/hostile.log
 count $B/hostile.log
 
+echo "== differential debug fuzzing, fixed seeds (tools/dbfuzz.py --check)"
+# Seed 1: 1000 scenarios on each QEMU, 400 on each Bochs model (about 2 s of
+# scenarios; the Bochs boot through GRUB is most of its time).  Any disagreement
+# not classified in tests/expect/dbfuzz-known.txt fails.
+tools/dbfuzz.py --seed 1 --count 1000 --bochs-count 400 --check > $B/dbfuzz.log 2>&1
+grep -E '^dbfuzz: |^group|verdict: UNCLASSIFIED' $B/dbfuzz.log | tail -30
+count $B/dbfuzz.log
+
 echo "== USB-stick boot, BIOS and UEFI, serial off, screen read back"
 tests/usb-boot.sh -I $B/tracelab-ci.iso > $B/usb-boot.log 2>&1
 grep '^usb-boot:' $B/usb-boot.log

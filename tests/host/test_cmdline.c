@@ -285,3 +285,43 @@ TEST(cmdline_modes)
 	CHECK(cmdline_parse("mode=pm32pg", &c));
 	CHECK_EQ(cmdline_modes_for(&c, false), 0);
 }
+
+TEST(cmdline_fuzz_debug)
+{
+	struct cmdline c;
+	CHECK(cmdline_parse("fuzz=debug", &c));
+	CHECK(c.fuzz_debug);
+	CHECK_EQ(c.fuzz_seed, 1);
+	CHECK_EQ(c.fuzz_count, 1000);
+	CHECK_EQ(c.fuzz_index, -1);
+	CHECK(cmdline_parse("fuzz=debug seed=0xdeadbeefcafe count=10000 exit=qemu", &c));
+	CHECK_EQ(c.fuzz_seed, 0xdeadbeefcafeULL);
+	CHECK_EQ(c.fuzz_count, 10000);
+	CHECK(cmdline_parse("fuzz=debug seed=3 index=4294967295 drop=0x1000003 shrink=1", &c));
+	CHECK_EQ(c.fuzz_index, 4294967295LL);
+	CHECK_EQ(c.fuzz_drop, 0x1000003);
+	CHECK(c.fuzz_shrink);
+	CHECK(cmdline_parse("fuzz=debug seed=5", &c));
+	CHECK_EQ(c.fuzz_count, 1000);
+	CHECK(!c.fuzz_shrink);
+}
+
+TEST(cmdline_fuzz_refusals)
+{
+	struct cmdline c;
+	static const char *const bad[] = {
+		"fuzz=pmu", "fuzz=", "fuzz=debug seed=", "fuzz=debug seed=x1", "fuzz=debug seed=-1",
+		"fuzz=debug seed=18446744073709551616", "fuzz=debug count=0", "fuzz=debug count=1000001",
+		"fuzz=debug count=12x", "fuzz=debug index=4294967296", "fuzz=debug index=1 drop=0x100000000",
+		"fuzz=debug index=1 shrink=2", "seed=1", "count=10", "index=3", "drop=1", "shrink=1",
+		"fuzz=debug run=101", "run=101 fuzz=debug", "fuzz=debug count=5 index=3",
+		"fuzz=debug drop=1", "fuzz=debug shrink=1", "fuzz=debug count=5 drop=1",
+	};
+	for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		bool ok = cmdline_parse(bad[i], &c);
+		if (!CHECK(!ok))
+			printf("#   accepted: %s\n", bad[i]);
+		CHECK(c.error[0] != 0);
+		CHECK(!strchr(c.error, '#'));
+	}
+}

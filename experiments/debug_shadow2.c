@@ -156,3 +156,50 @@ static void exp_movss_data_icebp(void)
 EXPERIMENT(134, "movss-data-icebp", "", "none",
 	   "data breakpoint on MOV SS then ICEBP: one DB after ICEBP",
 	   exp_movss_data_icebp);
+
+/* ---- 159, 163: the same shadows entered at CPL 3 --------------------------------------
+ * 159: TF, MOV SS, ICEBP, ICEBP at CPL 3 (ICEBP needs no DPL-3 gate): the list of 129,
+ * every event from CPL 3.
+ * 163: a data breakpoint on a CPL-3 MOV SS followed by INT3: the held #DB is delivered
+ * once the INT3 has switched to CPL 0, at the first instruction of the BP handler
+ * (saved CS of CPL 0, RIP = the handler entry), before the BP of CPL 3 is handled: the
+ * case of SDM 6.8.3's note on MOV SS followed by INT n / INT3 (the 2018 "POP SS"
+ * advisories), which an OS must survive. */
+#include "seg.h"
+#include "user.h"
+
+static void call_mi(void *a) { dq_mi(); }
+
+static void exp_user_movss_tf_icebp(void)
+{
+	const struct dbg_expect x[] = { { 1, dq_mi_1, DR6_INIT, 3 }, { 1, dq_mi_2, DR6_INIT, 3 },
+					{ 1, dq_mi_3, dr6_with(DR6_BS), 3 }, { 1, dq_mi_off1, dr6_with(DR6_BS), 3 },
+					{ 1, dq_mi_off2, dr6_with(DR6_BS), 3 }, { 1, dq_mi_off3, dr6_with(DR6_BS), 3 } };
+	dbg_begin(0);
+	icebp_ud = 0;
+	trap_set_handler(6, ud_skip);
+	run_user(call_mi, 0);
+	check_eqd("UD instead of DB for 0xF1", (uint64_t)icebp_ud, 0);
+	dbg_check_seq("CPL 3: TF, MOV SS, ICEBP, ICEBP", x, 6);
+}
+EXPERIMENT(159, "user-movss-tf-icebp", "", "none",
+	   "TF then MOV SS then ICEBP at CPL 3: ICEBP DBs without BS, no trap for MOV SS",
+	   exp_user_movss_tf_icebp);
+
+static void call_md3(void *a) { dq_md3(&ss_word); }
+
+static void exp_user_movss_data_int3(void)
+{
+	const struct dbg_expect x[] = { { 1, entry_of(3), dr6_with(DR6_B0), 0 },
+					{ 3, dq_md3_1, DBG_ANY, 3 } };
+	dbg_begin(0);
+	ss_word = SEL_UDATA | RPL3;
+	write_dr0((uint64_t)(uintptr_t)&ss_word);
+	write_dr7(dr7_bp(0, DR7_RW_RDWR, DR7_LEN_2));
+	run_user(call_md3, 0);
+	dbg_end();
+	dbg_check_seq("CPL 3: data watch on MOV SS then INT3", x, 2);
+}
+EXPERIMENT(163, "user-movss-data-int3", "", "none",
+	   "data breakpoint on a CPL-3 MOV SS then INT3: DB at the CPL-0 BP handler entry, then BP",
+	   exp_user_movss_data_int3);

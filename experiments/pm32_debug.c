@@ -529,30 +529,54 @@ extern char pm32_s_access[];
 static uint8_t dbuf[64] __attribute__((aligned(64)));
 #define WATCH   (dbuf + 16)
 
-/* One access in protected mode; expect_bits = DR6 Bn of the trap it must raise
- * (0: none). */
+/* The accesses of one arming run in one trip to protected mode (a trip costs
+ * more than an access on an emulator): probe() queues one, flush() runs them and
+ * checks each.  expect_bits = DR6 Bn of the trap the access must raise (0: none). */
+extern char pm32_s_batch[];
+struct pm32_probe { uint32_t acc, addr, value, after, ev_before, ev_after; };
+_Static_assert(sizeof(struct pm32_probe) == 24, "pm32_s_batch reads 24-byte probes");
+#define MAX_PROBES 16
+static struct pm32_probe probes[MAX_PROBES];
+static struct { char what[80]; uint64_t bits; } probe_want[MAX_PROBES];
+static int nprobes;
+
 static void probe(const char *what, enum acc a, uint32_t addr, uint32_t v, uint64_t expect_bits)
 {
-	pm32_prepare(&pm, A32(pm32_s_access), 0, 0);
-	pm.cb->arg = addr;
-	pm.cb->mark[0] = v;
-	pm.cb->mark[1] = a;
-	if (!pm32_run(&pm, what))
-		return;
-	uint32_t got = pm.cb->nevents, after = pm.cb->result;
-	if (!expect_bits) {
-		check(got == 0, "%s: %u DB (expected none)%s", what, got,
-		      got ? ", first one below" : "");
-		if (got)
-			diag("vector %u EIP 0x%x DR6 0x%x DR7 0x%x", pm.cb->ev[0].vector, pm.cb->ev[0].eip,
-			     pm.cb->ev[0].dr6, pm.cb->ev[0].dr7);
+	if (nprobes == MAX_PROBES) {
+		exp_fail("more than %d probes in one batch", MAX_PROBES);
 		return;
 	}
-	const struct pm32_event *e = &pm.cb->ev[0];
-	check(got == 1 && e->vector == VEC_DB && e->eip == after &&
-	      e->dr6 == (DR6_INIT32 | (uint32_t)expect_bits),
-	      "%s: %u DB, EIP 0x%x DR6 0x%x (expected 1, 0x%x 0x%x)", what, got, got ? e->eip : 0,
-	      got ? e->dr6 : 0, after, DR6_INIT32 | (uint32_t)expect_bits);
+	probes[nprobes] = (struct pm32_probe){ .acc = a, .addr = addr, .value = v };
+	tl_snprintf(probe_want[nprobes].what, sizeof probe_want[nprobes].what, "%s", what);
+	probe_want[nprobes++].bits = expect_bits;
+}
+
+static void flush(const char *what)
+{
+	int n = nprobes;
+	nprobes = 0;
+	pm32_prepare(&pm, A32(pm32_s_batch), 0, 0);
+	pm.cb->arg = A32(probes);
+	pm.cb->mark[0] = (uint32_t)n;
+	if (!pm32_run(&pm, what))
+		return;
+	for (int i = 0; i < n; i++) {
+		const struct pm32_probe *p = &probes[i];
+		const char *w = probe_want[i].what;
+		uint64_t bits = probe_want[i].bits;
+		uint32_t got = p->ev_after - p->ev_before;
+		const struct pm32_event *e = &pm.cb->ev[p->ev_before < PM32_MAX_EVENTS ? p->ev_before : 0];
+		if (!bits) {
+			check(got == 0, "%s: %u DB (expected none)%s", w, got, got ? ", first one below" : "");
+			if (got)
+				diag("vector %u EIP 0x%x DR6 0x%x DR7 0x%x", e->vector, e->eip, e->dr6, e->dr7);
+			continue;
+		}
+		check(got == 1 && e->vector == VEC_DB && e->eip == p->after &&
+		      e->dr6 == (DR6_INIT32 | (uint32_t)bits),
+		      "%s: %u DB, EIP 0x%x DR6 0x%x (expected 1, 0x%x 0x%x)", w, got, got ? e->eip : 0,
+		      got ? e->dr6 : 0, p->after, DR6_INIT32 | (uint32_t)bits);
+	}
 }
 
 static void arm(int n, uint64_t addr, uint64_t rw, int len)
@@ -584,21 +608,16 @@ static void exp_pm32_data_write(void)
 			diag("LEN=10b (8 bytes) outside long mode is undefined on AMD (APM 13.1.1.5): not programmed");
 			continue;
 		}
+		arm(n, w, DR7_RW_WRITE, len);
+		/* the word at -1 first: the byte writes after it leave each watched byte
+		 * holding its own value, read back below */
+		tl_snprintf(what, sizeof what, "DR%d len %d: word write at -1 (crosses start)", n, len);
+		probe(what, ACC_WR16, w - 1, 0x1111, bn);
 		for (int off = -1; off <= len; off++) {
 			bool in = off >= 0 && off < len;
 			tl_snprintf(what, sizeof what, "DR%d len %d: byte write at +%d", n, len, off);
-			arm(n, w, DR7_RW_WRITE, len);
 			probe(what, ACC_WR8, w + (uint32_t)off, 0x40 + (uint32_t)off, in ? bn : 0);
-			dr_clear();
-			if (in) {
-				tl_snprintf(what, sizeof what, "DR%d len %d: byte at +%d written (trap after the write)",
-					    n, len, off);
-				check_eq(what, WATCH[off], 0x40 + (uint32_t)off);
-			}
 		}
-		tl_snprintf(what, sizeof what, "DR%d len %d: word write at -1 (crosses start)", n, len);
-		arm(n, w, DR7_RW_WRITE, len);
-		probe(what, ACC_WR16, w - 1, 0x1111, bn);
 		tl_snprintf(what, sizeof what, "DR%d len %d: dword write at -4 (just before)", n, len);
 		probe(what, ACC_WR32, w - 4, 0x5555, 0);
 		tl_snprintf(what, sizeof what, "DR%d len %d: dword write at +%d (just after)", n, len, len);
@@ -607,7 +626,13 @@ static void exp_pm32_data_write(void)
 		probe(what, ACC_RD8, w, 0, 0);
 		tl_snprintf(what, sizeof what, "DR%d len %d: dword read covering it", n, len);
 		probe(what, ACC_RD32, w, 0, 0);
+		flush("write breakpoint probes");
 		dr_clear();
+		for (int off = 0; off < len; off++) {
+			tl_snprintf(what, sizeof what, "DR%d len %d: byte at +%d written (trap after the write)",
+				    n, len, off);
+			check_eq(what, WATCH[off], 0x40 + (uint32_t)off);
+		}
 	}
 }
 EXPERIMENT_PM32(105, "dr-data-write", "", "none",
@@ -628,12 +653,14 @@ static void exp_pm32_data_rw(void)
 	probe("len 4: dword read at +4 (just after)", ACC_RD32, w + 4, 0, 0);
 	probe("len 4: byte write at +2", ACC_WR8, w + 2, 0x77, DR6_B1);
 	probe("len 4: incb at +1 (read+write, one DB)", ACC_INC8, w + 1, 0, DR6_B1);
+	flush("read/write breakpoint probes");
 	dr_clear();
 	check_eq("incb: the byte was incremented once", WATCH[1], 0x11);
 	if (len8_defined()) {
 		arm(3, w, DR7_RW_RDWR, 8);
 		probe("len 8: dword read at +4", ACC_RD32, w + 4, 0, DR6_B3);
 		probe("len 8: byte read at +8 (just after)", ACC_RD8, w + 8, 0, 0);
+		flush("len 8 probes");
 		dr_clear();
 	} else {
 		diag("LEN=10b (8 bytes) outside long mode is undefined on AMD (APM 13.1.1.5): not programmed");
@@ -655,11 +682,13 @@ static void exp_pm32_two_hits(void)
 	      DR6_B0 | DR6_B1);
 	probe("byte write in DR1 range only: B1", ACC_WR8, w + 5, 0x98, DR6_B1);
 	probe("dword read over both: DR1 only (DR0 is write-only)", ACC_RD32, w + 2, 0, DR6_B1);
+	flush("DR0 and DR1 probes");
 	dr_clear();
 	write_dr2(w);
 	write_dr3(w);
 	write_dr7(DR7_INIT | DR7_L(2) | DR7_RW_RDWR << DR7_RW_SHIFT(2) | DR7_L(3) | DR7_RW_RDWR << DR7_RW_SHIFT(3));
 	probe("byte read, DR2 and DR3 on the same byte: B2|B3", ACC_RD8, w, 0, DR6_B2 | DR6_B3);
+	flush("DR2 and DR3 probe");
 	dr_clear();
 }
 EXPERIMENT_PM32(107, "dr-two-hits", "", "none",
@@ -677,10 +706,12 @@ static void exp_pm32_io(void)
 	probe("DR0 port 0x80 len 1: IN word DX=0x80", ACC_INW, 0x80, 0, DR6_B0);
 	probe("DR0 port 0x80 len 1: OUT DX=0x81 (just after)", ACC_OUTB, 0x81, 0, 0);
 	probe("DR0 port 0x80 len 1: IN DX=0x7f (just before)", ACC_INB, 0x7f, 0, 0);
+	flush("DR0 I/O probes");
 	dr_clear();
 	arm(2, 0x80, DR7_RW_IO, 2);
 	probe("DR2 port 0x80 len 2: IN DX=0x81", ACC_INB, 0x81, 0, DR6_B2);
 	probe("DR2 port 0x80 len 2: OUT DX=0x81", ACC_OUTB, 0x81, 0, DR6_B2);
+	flush("DR2 I/O probes");
 	dr_clear();
 	write_cr4(cr4);
 }

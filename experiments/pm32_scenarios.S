@@ -367,3 +367,33 @@ pm32_s_double_fault:
 pm32_df_ud:
 	ud2
 	ret
+
+/* ---- a batch of accesses in one trip (105-108): cb->arg = the probe array,
+ * mark[0] = how many.  Per probe (24 bytes): access, address, value, then
+ * written here: the address after the access, the event count before and after. */
+	.globl pm32_s_batch
+pm32_s_batch:
+	movl pm32_cb_ptr, %ebx
+	movl PM32_CB_ARG(%ebx), %esi
+	movl MARK(0), %edi
+1:	testl %edi, %edi
+	jz 2f
+	movl pm32_cb_ptr, %ebx
+	movl PM32_CB_NEVENTS(%ebx), %eax
+	movl %eax, 16(%esi)
+	movl 0(%esi), %edx
+	movl 4(%esi), %ecx
+	movl 8(%esi), %eax
+	pushl %esi
+	pushl %edi
+	call *pm32_acc_table(, %edx, 4)
+	popl %edi
+	popl %esi
+	movl %eax, 12(%esi)
+	movl pm32_cb_ptr, %ebx
+	movl PM32_CB_NEVENTS(%ebx), %eax
+	movl %eax, 20(%esi)
+	addl $24, %esi
+	decl %edi
+	jmp 1b
+2:	ret

@@ -3,8 +3,8 @@
 
 Boots the kernel with `fuzz=debug seed=S count=N` on every available platform of
 tests/platforms.py that this tool fuzzes (QEMU 7.2 and 10.0 under TCG with their
-default and max CPUs, Bochs 2.7 as Haswell and as Ryzen; `--log NAME=FILE` adds a
-real machine's serial log of the same seed), lines the per-scenario traces up
+default and max CPUs, Bochs 2.7 as Haswell and as Ryzen, KVM with MATRIX_KVM=1;
+`--log NAME=FILE` adds a real machine's serial log of the same seed), lines the per-scenario traces up
 ("# dbf INDEX DROP TRACE h=HASH", kernel/dbfuzz.c), and groups the scenarios
 whose traces differ by (which platforms agree with which, first differing event).
 Each group's first scenario is shrunk (--shrink): the kernel reruns it with one
@@ -59,6 +59,7 @@ FUZZ_PLATFORMS = [
     ("qemu10-max", "qemu10-tcg-max"),
     ("bochs-haswell", "bochs-haswell"),
     ("bochs-ryzen", "bochs-ryzen-smp2"),
+    ("kvm", "qemu-kvm"),            # opt-in (MATRIX_KVM=1): the host CPU itself
 ]
 LINE = re.compile(r"^\s*# dbf (\d+) ([0-9a-f]+) (\S+) h=([0-9a-f]{8})\s*$")
 SPEED = re.compile(r"# dbfuzz: seed=\d+ (\d+) scenarios in (\d+) us")

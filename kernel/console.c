@@ -80,9 +80,11 @@ static void keep(char c)
 void console_write(const char *s, unsigned long n)
 {
 	struct guard g = enter();
-	if (!holding)
+	if (!holding) {
+		screen_batch(true);
 		emit(s, n);
-	else if (nheld + n > HOLD_SIZE)
+		screen_batch(false);
+	} else if (nheld + n > HOLD_SIZE)
 		dropped += n;
 	else
 		for (unsigned long i = 0; i < n; i++)
@@ -132,6 +134,9 @@ void console_release(const char *head)
 		return;
 	}
 	holding = false;
+	/* The whole block goes to the screen as one batch: only what is still
+	 * visible at its end is drawn (kernel/screen.c). */
+	screen_batch(true);
 	emit(head, tl_strlen(head));
 	unsigned long from = 0;
 	for (unsigned long i = 0; i < nheld; i++) {
@@ -144,6 +149,7 @@ void console_release(const char *head)
 	}
 	if (from < nheld)
 		emit(held + from, nheld - from);
+	screen_batch(false);
 	if (dropped)
 		kprintf("    # console: %lu bytes of this block not shown (hold buffer of %u bytes full)\n",
 			dropped, HOLD_SIZE);

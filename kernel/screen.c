@@ -29,6 +29,14 @@ static uint16_t text[MAXR][MAXC];       /* what should be on the screen */
 static uint16_t shown[MAXR][MAXC];      /* what is */
 static char status[MAXC + 1];
 static bool status_on;
+/* Batching (screen_batch): while it is on, text only goes into text[] and the
+ * rows it touched are remembered; the screen is drawn when the batch ends.  A
+ * held KTAP block of 40 lines then costs one redraw of what stays visible, not
+ * seven scrolls of the whole screen plus every character of lines that scroll
+ * off before anyone could see them: under emulation (QEMU's VGA MMIO path)
+ * each screen write is expensive. */
+static bool batch;
+static uint32_t dirty_from = MAXR, dirty_to;    /* rows [from, to) to draw at the end */
 
 /* VGA text attributes per colour */
 static volatile uint16_t *const vga = (volatile uint16_t *)0xb8000;
@@ -117,6 +125,13 @@ static void draw(uint32_t x, uint32_t y)
 
 static void draw_rows(uint32_t from, uint32_t to)
 {
+	if (batch) {
+		if (from < dirty_from)
+			dirty_from = from;
+		if (to > dirty_to)
+			dirty_to = to;
+		return;
+	}
 	for (uint32_t y = from; y < to; y++)
 		for (uint32_t x = 0; x < cols; x++)
 			draw(x, y);
@@ -262,8 +277,27 @@ static void put(char c)
 	if (col == cols)
 		newline();
 	text[row][col] = CELL(c, color);
-	draw(col, row);
+	if (batch)
+		draw_rows(row, row + 1);
+	else
+		draw(col, row);
 	col++;
+}
+
+void screen_batch(bool on)
+{
+	if (on) {
+		batch = 1;
+		return;
+	}
+	/* Not a count: a writer that interrupts a batch (an exception in the
+	 * middle of a write, a console lock given up on) ends it and draws
+	 * everything, so nothing stays undrawn if the first writer never ends. */
+	batch = 0;
+	if (dirty_from < dirty_to && kind != NONE)
+		draw_rows(dirty_from, dirty_to);
+	dirty_from = MAXR;
+	dirty_to = 0;
 }
 
 void screen_putc(char c)

@@ -12,6 +12,10 @@ void screen_init(const struct boot_info *bi);
 /* Every character the console prints. */
 void screen_putc(char c);
 void screen_color(int c);
+/* screen_batch(true) ... screen_batch(false): what is written in between is
+ * drawn once at the end (only the cells that changed).  Batches do not nest:
+ * the first screen_batch(false) draws all. */
+void screen_batch(bool on);
 /* Screen-only output (the final summary): no serial, no KTAP tap. */
 void screen_puts(const char *s, int color);
 /* Empties the text area (not the status bar) and puts the cursor top left. */

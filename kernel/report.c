@@ -1,7 +1,9 @@
 /* The hardware report (see report.h).  Results are grouped per experiment
  * number in the order they ran: "101P" for one pass, "101P*3" for three (reps=,
- * cpu=all), "101P2F1" for a mix.  Format v1, described in docs/reports/README.md;
- * a change to it bumps the version in the first line. */
+ * cpu=all), "101P2F1" for a mix.  Format v2, described in docs/reports/README.md
+ * (v1 and the failed checks, one "# fail:" line each); a change to it bumps the
+ * version in the first line.  The block printed on serial is, byte for byte,
+ * the payload of the QR code(s) on the final screen. */
 #include <stdarg.h>
 #include "apic.h"
 #include "bootinfo.h"
@@ -9,10 +11,12 @@
 #include "console.h"
 #include "cpu.h"
 #include "cpuid.h"
+#include "fbuf.h"
 #include "fmt.h"
 #include "report.h"
 #include "results.h"
 #include "screen.h"
+#include "serial.h"
 #include "smp.h"
 #include "str.h"
 #include "trap.h"
@@ -54,9 +58,37 @@ static void status_close(const struct results_block *b)
 	update_status();
 }
 
+/* The failed checks, "NUM N description\n" each, for the "# fail:" lines: as
+ * many as 1 KB holds, so that the report (about 1.4 KB without them for 110
+ * experiments) stays within one QR code from about 1280x800 up; block() prints
+ * fewer on small screens.  Serial has every one of them in the KTAP anyway. */
+#define FAILS_BYTES 1024
+#define FAIL_DESC_MAX 160
+static char fails[FAILS_BYTES];
+static struct fbuf failbuf = { fails, sizeof fails, 0, 0, false };
+static int nfails, fails_dropped;
+
+static void failed_check(const struct results_block *b, enum results_line kind, bool ok, const char *text)
+{
+	char l[FAIL_DESC_MAX + 24];
+	if (kind != RL_CHECK || ok)
+		return;
+	int len = tl_snprintf(l, sizeof l, "%u %d %.*s\n", b->num, b->nchecks, FAIL_DESC_MAX, text);
+	if (failbuf.len + (size_t)len + 1 < failbuf.cap) {
+		fbuf_puts(&failbuf, l);
+		nfails++;
+	} else {
+		fails_dropped++;
+	}
+}
+
 static const struct results_sink status_bar = {
-	.plan = status_plan, .open = status_open, .close = status_close,
+	.plan = status_plan, .open = status_open, .line = failed_check, .close = status_close,
 };
+
+/* The block as printed, for the QR code(s). */
+static char payload[4096];
+static struct fbuf paybuf = { payload, sizeof payload, 0, 0, false };
 
 void report_init(void)
 {
@@ -87,6 +119,7 @@ typedef void (*sink_fn)(const char *s, int color);
 
 static void to_console(const char *s, int color)
 {
+	fbuf_puts(&paybuf, s);
 	console_color(color);
 	kprintf("%s", s);
 	console_color(0);
@@ -95,6 +128,11 @@ static void to_console(const char *s, int color)
 static void to_screen(const char *s, int color)
 {
 	screen_puts(s, color);
+}
+
+static bool for_screen(sink_fn out)
+{
+	return out == to_screen;
 }
 
 static void out_line(sink_fn out, int color, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -165,7 +203,7 @@ static void block(sink_fn out)
 	}
 
 	/* every line under 80 columns: the block must fit an 80x25 text screen */
-	out("# ---- tracelab hardware report v1: copy from here ----\n", SC_HEAD);
+	out("# ---- tracelab hardware report v2: copy from here ----\n", SC_HEAD);
 	out_line(out, SC_BRIGHT, "# cpu: %s family 0x%x model 0x%x stepping %u microcode %s\n",
 		 cpu.vendor_str, cpu.family, cpu.model, cpu.stepping, ucode_s);
 	out_line(out, SC_BRIGHT, "# cpu: \"%s\"\n", brand);
@@ -224,6 +262,28 @@ static void block(sink_fn out)
 		out("\n", SC_NORMAL);
 	if (t->dropped)
 		out_line(out, SC_FAIL, "# result: %d more results not recorded (report full)\n", t->dropped);
+	/* v2: every failed check; the screen has the QR code(s) for them */
+	if (for_screen(out) && nfails + fails_dropped)
+		out_line(out, SC_FAIL, "# fail: %d failed checks: in the QR code and on serial\n",
+			 nfails + fails_dropped);
+	/* A small screen has less room beside the text for the codes: it gets
+	 * fewer of the lines (the serial log's KTAP has every check anyway). */
+	size_t budget = screen_graphics_height() && screen_graphics_height() < 1000 ? 256 : sizeof fails;
+	int more = fails_dropped;
+	for (const char *f = fails; !for_screen(out) && *f;) {
+		const char *e = f;
+		while (*e && *e != '\n')
+			e++;
+		if ((size_t)(e + 1 - fails) > budget) {
+			for (; *f; f++)
+				more += *f == '\n';
+			break;
+		}
+		out_line(out, SC_FAIL, "# fail: %.*s\n", (int)(e - f), f);
+		f = *e ? e + 1 : e;
+	}
+	if (!for_screen(out) && more)
+		out_line(out, SC_FAIL, "# fail: +%d more (the report's space is full; see serial)\n", more);
 	out_line(out, nfail(t) ? SC_FAIL : SC_PASS, "# sum: pass:%d fail:%d skip:%d total:%d planned:%d\n",
 		 t->n[V_PASS], nfail(t), t->n[V_SKIP], t->done, t->planned);
 	out("# ---- end of tracelab hardware report ----\n", SC_HEAD);
@@ -294,6 +354,27 @@ size_t report_text(char *buf, size_t size)
 	return text_out.len;
 }
 
+/* What the screen cost the run, on serial only (the screen is full, and its
+ * codes are drawn): TSC cycles in ms at the calibrated rate. */
+static void screen_cost_line(int codes)
+{
+	uint64_t text, qr, up, bytes, per_ms = smp_tsc_per_ms();
+	char b[240];
+	screen_cost(&text, &qr, &up, &bytes);
+	if (!per_ms)
+		return;
+	int n = tl_snprintf(b, sizeof b, "# screen: %s: drawing text %llu ms, QR codes %llu ms (%s), "
+			    "of %llu ms since the screen came up; %llu KiB written to the screen\n",
+			    screen_brief(), (unsigned long long)(text / per_ms),
+			    (unsigned long long)(qr / per_ms), codes ? screen_qr_describe() : "none",
+			    (unsigned long long)(up / per_ms), (unsigned long long)(bytes >> 10));
+	for (int i = 0; i < n && b[i]; i++) {
+		if (b[i] == '\n')
+			serial_putc('\r');
+		serial_putc(b[i]);
+	}
+}
+
 void report_final(bool all_passed, bool cpu_only)
 {
 	const struct results_totals *t = results_totals();
@@ -320,8 +401,16 @@ void report_final(bool all_passed, bool cpu_only)
 		failures();
 	}
 	block(to_screen);
-	screen_puts("Photograph this screen or copy the block from serial: docs/real-hardware.md\n",
-		    SC_NORMAL);
-	screen_status(all_passed ? " tracelab: finished. The machine is halted: power off or reset."
-				 : " tracelab: finished with failures. The machine is halted: power off or reset.");
+	/* the codes go where the text leaves room, so the text comes first and
+	 * nothing is printed after them (it could land on a code) */
+	int codes = paybuf.overflow ? 0 : screen_qr((const uint8_t *)payload, paybuf.len);
+	if (!codes)
+		screen_puts("Photograph this screen or copy the block from serial: docs/real-hardware.md\n",
+			    SC_NORMAL);
+	screen_cost_line(codes);
+	char st[160];
+	tl_snprintf(st, sizeof st, " tracelab: finished%s.%s Halted: power off or reset.",
+		    all_passed ? "" : " with failures",
+		    codes == 1 ? " The QR code holds the report." : codes ? " The QR codes hold the report." : "");
+	screen_status(st);
 }

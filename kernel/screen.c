@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include "fmt.h"
 #include "mem.h"
+#include "qr.h"
+#include "qrlayout.h"
 #include "screen.h"
 #include "x86.h"
 
@@ -41,6 +43,11 @@ static uint32_t dirty_from = MAXR, dirty_to;    /* rows [from, to) to draw at th
 /* VGA text attributes per colour */
 static volatile uint16_t *const vga = (volatile uint16_t *)0xb8000;
 static const uint8_t vga_attr[SC_NCOLORS] = { 0x07, 0x0a, 0x0c, 0x0e, 0x0b, 0x0f, 0x70 };
+
+/* Time spent writing screen memory (TSC cycles) and the bytes written, for what
+ * the screen costs a run: on a real machine the framebuffer is uncached or
+ * write-combined, behind PCIe, and every glyph is hundreds of writes. */
+static uint64_t tsc_up, cyc_text, cyc_qr, fb_bytes;
 
 /* framebuffer */
 static uint8_t *fb;
@@ -109,18 +116,24 @@ static void fb_glyph(uint32_t cx, uint32_t cy, uint16_t cell)
 		for (uint32_t r = 0; r < scale; r++, dst += pitch)
 			memcpy(dst, px, w * bytes);
 	}
+	fb_bytes += (uint64_t)16 * scale * w * bytes;
 }
+
 
 static void draw(uint32_t x, uint32_t y)
 {
 	uint16_t v = text[y][x];
 	if (shown[y][x] == v)
 		return;
+	uint64_t t = rdtsc();
 	shown[y][x] = v;
-	if (kind == VGA)
+	if (kind == VGA) {
 		vga[y * cols + x] = (uint16_t)(vga_attr[v >> 8] << 8) | (uint8_t)v;
-	else
+		fb_bytes += 2;
+	} else {
 		fb_glyph(x, y, v);
+	}
+	cyc_text += rdtsc() - t;
 }
 
 static void draw_rows(uint32_t from, uint32_t to)
@@ -197,8 +210,11 @@ void screen_init(const struct boot_info *bi)
 			fg_rgb[i] = rgb(fgs[i][0], fgs[i][1], fgs[i][2]);
 			bg_rgb[i] = i == SC_STATUS ? rgb(0xb0, 0xb0, 0xb0) : 0;
 		}
+		uint64_t t = rdtsc();
 		for (uint32_t y = 0; y < height; y++)
 			memset(fb + (uint64_t)y * pitch, 0, (uint64_t)width * bpp / 8);
+		cyc_text += rdtsc() - t;
+		fb_bytes += (uint64_t)height * width * bpp / 8;
 	} else if (!bi->has_fb || bi->fb_type == FB_TYPE_EGA_TEXT) {
 		kind = VGA;
 		cols = 80;
@@ -231,6 +247,7 @@ void screen_init(const struct boot_info *bi)
 	else
 		tl_snprintf(brief, sizeof brief, kind == VGA ? "vga-text" : "no-screen");
 	col = row = 0;
+	tsc_up = rdtsc();
 }
 
 const char *screen_describe(void)
@@ -246,6 +263,11 @@ const char *screen_brief(void)
 unsigned screen_cols(void)
 {
 	return kind == NONE ? 0 : cols;
+}
+
+unsigned screen_graphics_height(void)
+{
+	return kind == FB ? height : 0;
 }
 
 void screen_color(int c)
@@ -347,4 +369,115 @@ void screen_status(const char *s)
 		status_on = true;
 	}
 	draw_status();
+}
+
+/* ---- QR codes on the final screen --------------------------------------- */
+
+static void fill(uint32_t x, uint32_t y, uint32_t w, uint32_t h, uint32_t v)
+{
+	uint32_t bytes = bpp / 8;
+	fb_bytes += (uint64_t)w * h * bytes;
+	for (uint32_t j = 0; j < h; j++) {
+		uint8_t *p = fb + (uint64_t)(y + j) * pitch + (uint64_t)x * bytes;
+		for (uint32_t i = 0; i < w; i++, p += bytes) {
+			if (bytes == 4)
+				*(uint32_t *)p = v;
+			else if (bytes == 3)
+				p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8), p[2] = (uint8_t)(v >> 16);
+			else
+				*(uint16_t *)p = (uint16_t)v;
+		}
+	}
+}
+
+static struct qr symbol;        /* 15 KB: not on the stack */
+static char qr_desc[80];
+
+/* One symbol, dark on light as the standard draws it (most readers do not try
+ * the inverse), its quiet zone light too; drawn a module row at a time. */
+static void draw_symbol(uint32_t x0, uint32_t y0, uint32_t s)
+{
+	uint32_t light = rgb(0xff, 0xff, 0xff), dark = rgb(0, 0, 0);
+	uint32_t side = (uint32_t)(symbol.size + 2 * QR_QUIET) * s;
+	fill(x0, y0, side, QR_QUIET * s, light);
+	fill(x0, y0 + side - QR_QUIET * s, side, QR_QUIET * s, light);
+	for (int my = 0; my < symbol.size; my++) {
+		uint32_t y = y0 + (uint32_t)(my + QR_QUIET) * s;
+		fill(x0, y, QR_QUIET * s, s, light);
+		fill(x0 + side - QR_QUIET * s, y, QR_QUIET * s, s, light);
+		for (int mx = 0; mx < symbol.size;) {
+			bool d = qr_module(&symbol, mx, my);
+			int run = 1;
+			while (mx + run < symbol.size && qr_module(&symbol, mx + run, my) == d)
+				run++;
+			fill(x0 + (uint32_t)(mx + QR_QUIET) * s, y, (uint32_t)run * s, s, d ? dark : light);
+			mx += run;
+		}
+	}
+}
+
+int screen_qr(const uint8_t *data, size_t len)
+{
+	static struct qr_area a;
+	struct qr_plan plan;
+	qr_desc[0] = 0;
+	if (kind != FB)
+		return 0;
+	a.width = cols * 8 * scale;
+	a.height = text_rows() * 16 * scale;
+	a.cell_w = 8 * scale;
+	a.cell_h = 16 * scale;
+	a.rows = text_rows();
+	for (uint32_t y = 0; y < a.rows && y < QR_LAYOUT_MAX_ROWS; y++) {
+		uint32_t end = 0;
+		for (uint32_t x = 0; x < cols; x++)
+			if ((uint8_t)text[y][x] != ' ')
+				end = x + 1;
+		a.row_end[y] = (uint16_t)(end ? end + 1 : 0);   /* a blank column before the code */
+	}
+	/* the cursor's line: kernel_exit() prints its last line after the report */
+	if (row < a.rows && a.row_end[row] < 48)
+		a.row_end[row] = 48;
+	a.len = len;
+	/* 2 pixels per module at least: one is below what a phone resolves from a
+	 * photo of a screen; more than 8 buys nothing */
+	a.min_scale = 2;
+	a.max_scale = 8;
+	if (!qr_layout(&a, &plan)) {
+		tl_snprintf(qr_desc, sizeof qr_desc, "no room for a QR code of %zu bytes", len);
+		return 0;
+	}
+	uint8_t parity = qr_parity(data, len);
+	uint64_t t = rdtsc();
+	for (int i = 0; i < plan.count; i++) {
+		struct qr_sa sa = { i, plan.count, parity };
+		if (!qr_encode(&symbol, data + plan.from[i], plan.from[i + 1] - plan.from[i], plan.ecc,
+			       plan.version, plan.version, -1, plan.count > 1 ? &sa : 0))
+			return 0;
+		draw_symbol(plan.x[i], plan.y[i], plan.scale);
+	}
+	cyc_qr = rdtsc() - t;
+	/* the cells under the codes count as drawn with what they hold (blank), so
+	 * that a redraw of their rows (a batch's end) leaves the codes alone; a
+	 * character written there later is drawn */
+	for (uint32_t y = 0; y < a.rows; y++)
+		for (uint32_t x = 0; x < cols; x++)
+			if ((x + 1) * a.cell_w > plan.x[0] && (y + 1) * a.cell_h > plan.y[0])
+				shown[y][x] = text[y][x];
+	tl_snprintf(qr_desc, sizeof qr_desc, "%d QR code%s, version %d-%c, %u px per module",
+		    plan.count, plan.count > 1 ? "s" : "", plan.version, "LMQH"[plan.ecc], plan.scale);
+	return plan.count;
+}
+
+const char *screen_qr_describe(void)
+{
+	return qr_desc;
+}
+
+void screen_cost(uint64_t *text_cycles, uint64_t *qr_cycles, uint64_t *since_up, uint64_t *bytes)
+{
+	*bytes = fb_bytes;
+	*text_cycles = cyc_text;
+	*qr_cycles = cyc_qr;
+	*since_up = rdtsc() - tsc_up;
 }

@@ -84,10 +84,19 @@ tools/dbfuzz.py --seed 1 --count 1000 --bochs-count 400 --check > $B/dbfuzz.log 
 grep -E '^dbfuzz: |UNCLASSIFIED' $B/dbfuzz.log | tail -30
 count $B/dbfuzz.log
 
-echo "== USB-stick boot, BIOS and UEFI, serial off, screen read back"
+echo "== USB-stick boot, BIOS and UEFI, serial off and on: screen read back, QR code(s) = the serial report"
 tests/usb-boot.sh -I $B/tracelab-ci.iso > $B/usb-boot.log 2>&1
 grep '^usb-boot:' $B/usb-boot.log
 count $B/usb-boot.log
+
+echo "== screens at real sizes: USB boot at 1920x1080 and 2560x1600, BIOS and UEFI, text and QR read back"
+for r in 1920x1080 2560x1600; do
+	tests/usb-boot.sh -I $B/tracelab-ci.iso -r $r -1 -o $B/usb-boot-$r > $B/usb-boot-$r.log 2>&1
+	grep '^usb-boot:' $B/usb-boot-$r.log | sed "s/^usb-boot:/usb-boot $r:/"
+	# what drawing the screen cost the run (the kernel's own TSC count)
+	cat $B/usb-boot-$r/*-serial.log 2>/dev/null | tr -d '\r' | grep -a '^# screen:' | sed "s/^/    /"
+	count $B/usb-boot-$r.log
+done
 
 echo "$total_p passed, $total_f failed"
 [ $total_f = 0 ]

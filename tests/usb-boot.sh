@@ -5,28 +5,38 @@
 # so the kernel ends as on real hardware: halted, its summary on the screen.
 # The screen is read through QEMU's monitor (screendump), converted to PNG, and
 # read back as text by matching each character cell against the kernel's own
-# font (GRUB's 8x16 ascii.h, at the kernel's glyph scale); the run passes when
+# font (GRUB's 8x16 ascii.h, at the kernel's glyph scale); the boot passes when
 # the final screen holds a complete hardware report whose result count equals
-# the plan.
+# the plan.  The QR code(s) beside it are decoded with zbarimg (zbar-tools).
 #
-#   tests/usb-boot.sh [-I ISO] [-o DIR] [-t SECONDS] [-r WxH] [bios] [uefi]
+# Each mode boots twice: once with the serial port off (the product's case) and
+# once, otherwise identical, with COM1 written to a file.  Both screens' QR
+# payloads must equal the report block that run printed on serial, byte for
+# byte (line ends as the block's: serial's CR LF read as LF).
+#
+#   tests/usb-boot.sh [-I ISO] [-o DIR] [-t SECONDS] [-r WxH] [-1] [bios] [uefi]
 #     -I ISO      the image                               [build/tracelab.iso]
-#     -o DIR      screenshots (.png) and screen text (.txt)   [build/usb-boot]
+#     -o DIR      screenshots (.png), screen text (.txt), QR payloads (.qr),
+#                 serial logs (-serial.log)                    [build/usb-boot]
 #     -t SECONDS  per boot, GRUB's 10 s menu timeout included            [300]
-#     -r WxH      UEFI screen resolution (OVMF's default is 800x600; 1920x1080
-#                 exercises the 2x glyph scaling)
-# Needs qemu-system-x86, ovmf, python3 (stdlib only), grub-common (ascii.h).
+#     -r WxH      screen size: QEMU's VGA with that preferred mode and 64 MB of
+#                 video memory, and a copy of the ISO whose GRUB sets that mode
+#                 (gfxmode) before loading the kernel, under SeaBIOS and OVMF
+#     -1          one boot per mode, serial to a file (skip the serial-off boot)
+# Needs qemu-system-x86, ovmf, python3 (stdlib only), grub-common (ascii.h),
+# zbar-tools; with -r also grub-mkrescue and xorriso.
 # Last line: "usb-boot: N passed, N failed".
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
-iso=$here/build/tracelab.iso out=$here/build/usb-boot limit=300 res=""
-while getopts "I:o:t:r:h" o; do
+iso=$here/build/tracelab.iso out=$here/build/usb-boot limit=300 res="" variants="quiet serial"
+while getopts "I:o:t:r:1h" o; do
 	case $o in
 	I) iso=$OPTARG ;;
 	o) out=$OPTARG ;;
 	t) limit=$OPTARG ;;
 	r) res=$OPTARG ;;
-	*) sed -n '2,22p' "$0"; exit 2 ;;
+	1) variants=serial ;;
+	*) sed -n '2,30p' "$0"; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -99,6 +109,15 @@ def load_font(path="/usr/share/grub/ascii.h"):
         glyphs.setdefault(g, chr(c))
     return glyphs
 
+def qr_cell(rgb, w, x0, y0, cw, ch):
+    """A cell of pure black and white that is no glyph: a piece of a QR code
+    (the kernel's white text matches a glyph first)."""
+    for y in range(y0, y0 + ch, 2):
+        row = rgb[(y * w + x0) * 3:(y * w + x0 + cw) * 3]
+        if row.strip(b"\0\xff"):
+            return False
+    return True
+
 def read_text(w, h, rgb, glyphs, scale):
     cw, ch = 8 * scale, 16 * scale
     lines, known, total = [], 0, 0
@@ -117,6 +136,8 @@ def read_text(w, h, rgb, glyphs, scale):
                         b |= 0x80 >> gx
                 bits[gy] = b
             c = glyphs.get(bytes(bits), "?")
+            if c == "?" and qr_cell(rgb, w, x0, y0, cw, ch):
+                c = " "                 # part of a QR code, not text
             if c != " ":
                 total += 1
                 known += c != "?"
@@ -156,7 +177,10 @@ if __name__ == "__main__":
     open(base + ".txt", "w").write("\n".join(lines) + "\n")
     text = "\n".join(lines)
     m = re.search(r"# sum: pass:(\d+) fail:(\d+) skip:(\d+) total:(\d+) planned:(\d+)", text)
-    done = "---- end of tracelab hardware report ----" in text and m
+    # finished: the report, and the status bar's last words (written after the
+    # QR codes are drawn)
+    done = ("---- end of tracelab hardware report ----" in text and m
+            and "power off or reset" in text)
     if not done:
         sys.exit(1)
     p, f, s, t, n = map(int, m.groups())
@@ -180,25 +204,58 @@ if __name__ == "__main__":
     sys.exit(2 if problems else 0)
 EOF
 
-pass=0 fail=0
-for mode in "${modes[@]}"; do
-	sock=$work/mon-$mode.sock
-	# how each mode boots: tests/platforms.py (qemu-seabios-usb, qemu-ovmf-usb)
-	case $mode in
-	bios) platform=qemu-seabios-usb ;;
-	uefi) platform=qemu-ovmf-usb; cp /usr/share/OVMF/OVMF_VARS_4M.fd "$work/vars.fd" ;;
-	*) echo "usb-boot: unknown mode $mode (bios, uefi)"; fail=$((fail + 1)); continue ;;
-	esac
-	argv=$(python3 "$here/tests/platforms.py" argv "$platform" --lines --serial none \
-		--iso "$iso" --vars "$work/vars.fd") || { fail=$((fail + 1)); continue; }
+# With -r: the same ISO, its GRUB asking for that mode for the kernel.
+if [ -n "$res" ]; then
+	tree=$work/iso
+	mkdir -p "$tree/boot/grub"
+	xorriso -osirrox on -indev "$iso" -extract /boot/grub/grub.cfg "$tree/boot/grub/grub.cfg" \
+		-extract /boot/tracelab.elf "$tree/boot/tracelab.elf" >"$work/xorriso.log" 2>&1 ||
+		{ echo "usb-boot: cannot read $iso: $(tail -2 "$work/xorriso.log")"; exit 2; }
+	chmod u+w "$tree/boot/grub/grub.cfg"
+	# Our multiboot2 header asks for any mode, and GRUB turns that into
+	# gfxpayload=auto, whatever the menu set; "auto" keeps the mode GRUB's own
+	# terminal is in, under UEFI (efi_gop) and BIOS (vbe), so GRUB draws its
+	# terminal in WxH first.  Only those two drivers: with all_video, GRUB's
+	# driver for QEMU's Bochs VGA answers "auto" with 800x600 (a real machine
+	# has no Bochs VGA).
+	sed -i "s/^insmod all_video\$/if [ \"\$grub_platform\" = efi ]; then insmod efi_gop; else insmod vbe; fi\nset gfxmode=${res}x32\ninsmod gfxterm\nterminal_output gfxterm/" \
+		"$tree/boot/grub/grub.cfg"
+	grep -q "^set gfxmode=$res" "$tree/boot/grub/grub.cfg" ||
+		{ echo "usb-boot: no 'insmod all_video' line in the ISO's grub.cfg"; exit 2; }
+	grub-mkrescue -o "$work/res.iso" "$tree" >"$work/mkrescue.log" 2>&1 ||
+		{ echo "usb-boot: grub-mkrescue: $(tail -2 "$work/mkrescue.log")"; exit 2; }
+	iso=$work/res.iso
+fi
+
+# The report block of a serial log or a payload, as the kernel wrote it (LF).
+block() {
+	tr -d '\r' < "$1" | sed -n '/^# ---- tracelab hardware report v[0-9]*: copy from here ----$/,/^# ---- end of tracelab hardware report ----$/p'
+}
+
+# boot MODE VARIANT: one boot, "quiet" (no serial port) or "serial" (COM1 to
+# BASE-serial.log); leaves BASE.png/.txt/.qr and sets ok, verdict, secs.
+boot() {
+	local mode=$1 variant=$2 sock=$work/mon-$1-$2.sock
+	base=$out/$mode
+	[ "$variant" = serial ] && base=$out/$mode-serial
+	rm -f "$base.png" "$base.txt" "$base.qr" "$base.log"
+	# how each mode boots: tests/platforms.py (qemu-seabios-usb, qemu-ovmf-usb:
+	# no isa-debug-exit, so the kernel halts as on hardware)
+	local platform=qemu-seabios-usb serial=none argv
+	[ "$mode" = uefi ] && platform=qemu-ovmf-usb
+	[ "$mode" = uefi ] && cp /usr/share/OVMF/OVMF_VARS_4M.fd "$work/vars.fd"
+	[ "$variant" = serial ] && serial=file:$base.log
+	argv=$(python3 "$here/tests/platforms.py" argv "$platform" --lines --serial "$serial" \
+		--iso "$iso" --vars "$work/vars.fd") || { verdict="tests/platforms.py failed" ok=0 secs=0; return; }
 	mapfile -t q <<<"$argv"
 	q+=(-parallel none -monitor "unix:$sock,server,nowait")
-	# OVMF's GOP takes its resolution from the (virtual) monitor's preferred mode
-	[ "$mode" = uefi ] && [ -n "$res" ] && q+=(-device "VGA,xres=${res%x*},yres=${res#*x}" -vga none)
+	# the (virtual) monitor's preferred mode: OVMF's GOP and GRUB take it from there
+	[ -n "$res" ] && q+=(-device "VGA,xres=${res%x*},yres=${res#*x},vgamem_mb=64" -vga none)
 	"${q[@]}" >"$work/qemu-$mode.log" 2>&1 &
 	qpid=$!
-	base=$out/$mode
-	start=$(date +%s) verdict="timeout after ${limit}s" ok=0
+	local start
+	start=$(date +%s)
+	verdict="timeout after ${limit}s" ok=0
 	sleep 5
 	while :; do
 		if ! kill -0 "$qpid" 2>/dev/null; then
@@ -215,18 +272,54 @@ for mode in "${modes[@]}"; do
 		[ $(($(date +%s) - start)) -ge "$limit" ] && break
 		sleep 3
 	done
+	secs=$(($(date +%s) - start))
 	kill "$qpid" 2>/dev/null
 	wait "$qpid" 2>/dev/null
 	qpid=""
 	rm -f "$base.ppm"
-	if [ $ok = 1 ]; then
-		pass=$((pass + 1))
-		echo "usb-boot: $mode: PASS ($verdict) $(($(date +%s) - start))s; screen: $base.png, text: $base.txt"
-	else
-		fail=$((fail + 1))
-		echo "usb-boot: $mode: FAIL ($verdict); last screen: $base.png, text: $base.txt"
-		[ -f "$base.txt" ] && sed -e 's/^/    | /' "$base.txt" | grep -v '^    | $' | tail -15
-	fi
+	# QR Code only (a QR's modules can pass for a linear bar code); the bytes as
+	# they are; structured-append symbols come out joined
+	[ -f "$base.png" ] && zbarimg --nodbus --raw -q -Sdisable -Sqrcode.enable -Sbinary "$base.png" \
+		> "$base.qr" 2>/dev/null
+}
+
+pass=0 fail=0
+result() {      # result OK TEXT
+	if [ "$1" = 1 ]; then pass=$((pass + 1)); echo "usb-boot: $2"; else fail=$((fail + 1)); echo "usb-boot: $2"; fi
+}
+for mode in "${modes[@]}"; do
+	case $mode in
+	bios | uefi) ;;
+	*) echo "usb-boot: unknown mode $mode (bios, uefi)"; fail=$((fail + 1)); continue ;;
+	esac
+	for variant in $variants; do
+		boot "$mode" "$variant"
+		what="$mode, serial $([ "$variant" = serial ] && echo "to a file" || echo off)"
+		if [ $ok = 1 ]; then
+			result 1 "$what: PASS ($verdict) ${secs}s; screen: $base.png, text: $base.txt"
+		else
+			result 0 "$what: FAIL ($verdict); last screen: $base.png, text: $base.txt"
+			[ -f "$base.txt" ] && sed -e 's/^/    | /' "$base.txt" | grep -v '^    | $' | tail -15
+		fi
+		eval "qr_$variant=\$base.qr"
+	done
+	# the QR payload(s) against the serial report
+	serial_log=$out/$mode-serial.log
+	block "$serial_log" > "$work/serial-block" 2>/dev/null
+	for variant in $variants; do
+		eval "qr=\$qr_$variant"
+		what="$mode, serial $([ "$variant" = serial ] && echo "to a file" || echo off): QR payload"
+		if [ ! -s "$work/serial-block" ]; then
+			result 0 "$what: FAIL (no report block in $serial_log)"
+		elif [ ! -s "$qr" ]; then
+			result 0 "$what: FAIL (zbarimg found no QR code on the screen)"
+		elif cmp -s "$qr" "$work/serial-block"; then
+			result 1 "$what: $(wc -c < "$qr") bytes, equal to the serial report byte for byte"
+		else
+			result 0 "$what: FAIL ($(wc -c < "$qr") bytes, differs from the serial report's $(wc -c < "$work/serial-block")): $(cmp "$qr" "$work/serial-block" 2>&1 | head -1)"
+			diff <(cat "$work/serial-block") "$qr" | head -10 | sed 's/^/    | /'
+		fi
+	done
 done
 echo "usb-boot: $pass passed, $fail failed"
 [ $fail = 0 ]

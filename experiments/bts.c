@@ -111,6 +111,8 @@ static bool bts_begin(struct bts_run *r, uint32_t records, uint32_t thresh_rec, 
 		exp_skip("%s", why);
 		return false;
 	}
+	if ((bits & DEBUGCTL_BTINT) && !pmi_require())  /* BTINT's DS interrupt is a PMI */
+		return false;
 	int e = ds_create(&r->ds, records, thresh_rec, 0, 0, 0);
 	if (e) {
 		exp_fail("DS layout: %s", ds_strerror(e));

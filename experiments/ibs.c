@@ -84,6 +84,11 @@ static void exp_amd_ibs(void)
 	bool lvt_masked_here = false;
 	if (!rdmsr_safe(MSR_AMD_IBS_CTL, &ibs_ctl)) {
 		diag("IBS_CTL (0xc001103a) unreadable: IBS interrupt routing unknown");
+	} else if (!apic_present()) {
+		/* the samples are polled here; without a local APIC no IBS interrupt
+		 * can be delivered, so there is no LVT entry to mask (nor to touch) */
+		diag("IBS_CTL=0x%llx: no IBS interrupt is delivered: %s", (unsigned long long)ibs_ctl,
+		     apic_absent_reason());
 	} else if (!(ibs_ctl & IBS_CTL_LVT_OFFSET_VALID)) {
 		diag("IBS_CTL=0x%llx: LvtOffsetVal[8]=0, no IBS interrupt is delivered", (unsigned long long)ibs_ctl);
 	} else {

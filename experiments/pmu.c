@@ -197,7 +197,7 @@ static void exp_pmi_gp_counter(void)
 {
 	struct pmu_msrs saved;
 	pmu_msrs_save(&saved);
-	if (!pmu_gate_intel(2, true))
+	if (!pmu_gate_intel(2, true) || !pmi_require())
 		goto out;
 	pmu_quiesce();
 	ovf.fixed = false;
@@ -244,6 +244,8 @@ static void exp_pmi_fixed_counter(void)
 			 (unsigned long long)v);
 		goto out;
 	}
+	if (!pmi_require())
+		goto out;
 	ovf_client.gp_armed = 0;
 	ovf_client.fixed_armed = 1;
 	pmi_register(&ovf_client);
@@ -300,6 +302,8 @@ static void exp_freeze_on_pmi(void)
 		goto out;
 	}
 	wrmsr_safe(IA32_DEBUGCTL, saved.debugctl);
+	if (!pmi_require())
+		goto out;
 	pmu_quiesce();
 	memset(&frz, 0, sizeof frz);
 	pmc_write(0, pmu_preset(1000, cpu.gp_width));
@@ -378,6 +382,8 @@ static void exp_amd_pmi(void)
 			 (unsigned long long)amd.preset, (unsigned long long)v);
 		goto out;
 	}
+	if (!pmi_require())
+		goto out;
 	bool v2 = cpu.max_ext_leaf >= 0x80000022 && (cpuid(0x80000022, 0).eax & CPUID_80000022_EAX_PERFMON_V2);
 	pmi_register(&amd_client);
 	/* EvtSel: event 0C0h retired instructions, OS, INT, EN (APM 13.2.1) */

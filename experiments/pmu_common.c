@@ -6,6 +6,7 @@
 #include "mem.h"
 #include "msr.h"
 #include "pmc.h"
+#include "pmi.h"
 #include "x86.h"
 
 __asm__(
@@ -140,6 +141,10 @@ bool pebs_prepare(struct pebs_setup *p, uint64_t data_cfg, uint32_t bts_records,
 		exp_skip("%s", why);
 		return false;
 	}
+	/* the PEBS experiments take their records, threshold and buffer-full
+	 * interrupts in the PMI handler */
+	if (!pmi_require())
+		return false;
 	p->adaptive = p->layout == PEBS_L_ADAPTIVE;
 	p->data_cfg = 0;
 	if (p->adaptive) {

@@ -34,6 +34,7 @@
 #include "apic.h"
 #include "cpu.h"
 #include "cpuid.h"
+#include "experiment.h"
 #include "mem.h"
 #include "msr.h"
 #include "x86.h"
@@ -65,8 +66,18 @@ static void probe(void)
 		hw.amd_global = rdmsr_safe(MSR_AMD_PERF_CNTR_GLOBAL_STATUS, &v);
 }
 
+bool pmi_require(void)
+{
+	if (apic_present())
+		return true;
+	exp_skip("%s", apic_absent_reason());
+	return false;
+}
+
 bool pmi_register(struct pmi_client *c)
 {
+	if (!apic_present())
+		return false;
 	probe();
 	for (int i = 0; i < PMI_MAX_CLIENTS; i++) {
 		if (!clients[i]) {

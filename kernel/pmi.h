@@ -54,7 +54,17 @@ struct pmi_client {
 	uint32_t causes;                /* every PMI_ cause seen */
 };
 
+/* A PMI reaches the handler only through the local APIC's LVT perfmon entry
+ * (SDM vol.3 11.5.1, 20.6.3.5.8; AMD APM vol.2 13.2.1/16.4): on a CPU with a
+ * PMU but no local APIC (CPUID.01H:EDX.APIC[9]=0 or IA32_APIC_BASE.EN=0) no
+ * interrupt-on-overflow, BTINT or PEBS-threshold interrupt can come.  An
+ * experiment that counts on one calls pmi_require() after its own feature
+ * checks and before arming anything: false means the experiment is marked
+ * SKIP with apic_absent_reason(), the reason 502/510 give. */
+bool pmi_require(void);
+
 #define PMI_MAX_CLIENTS 4
+/* false: no free slot, or no local APIC to deliver the PMI (see pmi_require) */
 bool pmi_register(struct pmi_client *c);
 void pmi_unregister(struct pmi_client *c);
 /* Forget every client and statistic; the runner calls it after each experiment. */

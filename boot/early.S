@@ -1,8 +1,8 @@
 /* The checks before long mode, and the way out when one fails: a CPU without
  * long mode, or too little RAM for the kernel image.  They run on a small stack
  * in .data (loaded with the image, so it exists whatever the RAM; .bss may lie
- * beyond the end of RAM), say what is wrong on COM1 and the VGA text screen,
- * and end the run the way kernel/exit.c does: QEMU's isa-debug-exit with the
+ * beyond the end of RAM), say what is wrong on COM1 and on the screen, and end
+ * the run the way kernel/exit.c does: QEMU's isa-debug-exit with the
  * failure code, Bochs's shutdown port, then halt — or only the one exit= on
  * the command line names. */
 #include "boot.h"
@@ -15,6 +15,17 @@
 #define EXIT_BOCHS      2
 #define EXIT_HALT       3
 #define CMDLINE_SCAN    4096                    /* bytes of the command line searched */
+
+/* The screen: the linear framebuffer of a multiboot2 framebuffer tag (GRUB
+ * under UEFI always, under BIOS when it set a VBE mode) if the kernel can draw
+ * on it here — direct RGB, 16, 24 or 32 bits per pixel, below 4 GiB (paging
+ * is off, so nothing above is addressable; GOP modes are 32 bpp, GRUB's VBE
+ * mode under SeaBIOS 800x600x24 at 0xfd000000) — in
+ * the kernel's 8x16 font (font8x16, in the image's .rodata), white on red like
+ * the text screen; otherwise the VGA text screen at 0xb8000.  QEMU's multiboot
+ * v1 loader (and iPXE's) passes no framebuffer, so that path stays text. */
+#define FB_TAG          8
+#define FB_TYPE_RGB     1
 
 	.section .text32, "ax"
 	.code32
@@ -226,7 +237,12 @@ early_putc:                                     /* %al to COM1 and the VGA text 
 	call serial_out
 1:	movb %bl, %al
 	call serial_out
-	movl early_vga_pos, %eax
+	cmpl $0, early_fb
+	je 5f
+	call fb_putc
+	popal
+	ret
+5:	movl early_vga_pos, %eax
 	cmpb $'\n', %bl
 	jne 2f
 	xorl %edx, %edx
@@ -244,6 +260,161 @@ early_putc:                                     /* %al to COM1 and the VGA text 
 	xorl %eax, %eax
 4:	movl %eax, early_vga_pos
 	popal
+	ret
+
+/* %bl to the framebuffer at early_fb_pos (cells of 8x16 pixels), wrapping to
+ * the top when the screen is full. */
+fb_putc:
+	movl early_fb_pos, %eax
+	cmpb $'\n', %bl
+	jne 1f
+	xorl %edx, %edx
+	divl early_fb_cols
+	incl %eax
+	imull early_fb_cols, %eax
+	jmp 8f
+1:	pushl %eax
+	xorl %edx, %edx
+	divl early_fb_cols                      /* %eax row, %edx column */
+	imull early_fb_pitch, %eax
+	shll $4, %eax                           /* 16 pixel rows a cell */
+	imull early_fb_cell, %edx               /* 8 pixels */
+	leal (%eax, %edx), %edi
+	addl early_fb, %edi
+	movzbl %bl, %esi
+	andl $0x7f, %esi
+	shll $4, %esi
+	addl $font8x16, %esi
+	movl $16, %ecx
+2:	movb (%esi), %dl                        /* one glyph row, bit 7 leftmost */
+	pushl %ecx
+	movl $8, %ecx
+3:	movl early_fb_bg, %eax
+	testb $0x80, %dl
+	jz 4f
+	movl early_fb_fg, %eax
+4:	movw %ax, (%edi)                       /* 16 bpp: 2 bytes, 24: 3, 32: 4 */
+	cmpl $2, early_fb_bytes
+	je 5f
+	shrl $16, %eax
+	movb %al, 2(%edi)
+	cmpl $3, early_fb_bytes
+	je 5f
+	movb %ah, 3(%edi)
+5:	addl early_fb_bytes, %edi
+	shlb $1, %dl
+	loop 3b
+	popl %ecx
+	addl early_fb_pitch, %edi
+	subl early_fb_cell, %edi
+	incl %esi
+	loop 2b
+	popl %eax
+	incl %eax
+8:	movl early_fb_cols, %ecx
+	imull early_fb_rows, %ecx
+	cmpl %ecx, %eax
+	jb 9f
+	xorl %eax, %eax
+9:	movl %eax, early_fb_pos
+	ret
+
+/* early_fb (and its geometry and colours) from a usable multiboot2 framebuffer
+ * tag, and the framebuffer cleared to black; early_fb stays 0 without one. */
+fb_find:
+	pushal
+	cmpl $MB2_LOADER_MAGIC, boot_magic
+	jne 9f
+	movl boot_info, %ebx
+	movl (%ebx), %edx
+	cmpl $MBI_COPY_SIZE, %edx
+	jbe 1f
+	movl $MBI_COPY_SIZE, %edx
+1:	addl %ebx, %edx                         /* end of the information */
+	leal 8(%ebx), %esi                      /* first tag */
+2:	leal 38(%esi), %eax                     /* room for a framebuffer tag's RGB part */
+	cmpl %edx, %eax
+	ja 9f
+	cmpl $0, (%esi)
+	je 9f
+	cmpl $FB_TAG, (%esi)
+	je 3f
+	movl 4(%esi), %eax
+	cmpl $8, %eax
+	jb 9f
+	addl $7, %eax
+	andl $~7, %eax
+	addl %eax, %esi
+	jmp 2b
+3:	cmpl $38, 4(%esi)
+	jb 9f
+	cmpb $FB_TYPE_RGB, 29(%esi)
+	jne 9f
+	movzbl 28(%esi), %ecx                   /* bits per pixel: 16, 24 or 32 */
+	cmpl $16, %ecx
+	je 4f
+	cmpl $24, %ecx
+	je 4f
+	cmpl $32, %ecx
+	jne 9f
+4:	shrl $3, %ecx
+	movl %ecx, early_fb_bytes
+	shll $3, %ecx
+	movl %ecx, early_fb_cell                /* bytes of one cell's pixel row */
+	cmpl $0, 12(%esi)                       /* address bits 63:32 */
+	jne 9f
+	movl 20(%esi), %eax                     /* width in pixels */
+	shrl $3, %eax
+	jz 9f
+	movl %eax, early_fb_cols
+	imull %eax, %ecx                        /* bytes of the used columns */
+	cmpl 16(%esi), %ecx                     /* the pitch must hold them */
+	ja 9f
+	movl 24(%esi), %eax                     /* height */
+	shrl $4, %eax
+	jz 9f
+	movl %eax, early_fb_rows
+	movl 16(%esi), %eax
+	movl %eax, early_fb_pitch
+	movb 32(%esi), %cl                      /* red position and size */
+	movb 33(%esi), %ch
+	call fb_mask
+	movl %eax, early_fb_bg
+	movl %eax, %edi
+	movb 34(%esi), %cl                      /* green */
+	movb 35(%esi), %ch
+	call fb_mask
+	orl %eax, %edi
+	movb 36(%esi), %cl                      /* blue */
+	movb 37(%esi), %ch
+	call fb_mask
+	orl %eax, %edi
+	movl %edi, early_fb_fg                  /* white */
+	movl 8(%esi), %edi
+	movl %edi, early_fb
+	movl 24(%esi), %ecx                     /* clear: height * pitch bytes */
+	imull 16(%esi), %ecx
+	xorl %eax, %eax
+	cld
+	rep stosb
+	movl $0, early_fb_pos
+9:	popal
+	ret
+
+fb_mask:                                        /* %eax = ((1 << %ch) - 1) << %cl */
+	pushl %ecx
+	movl $1, %eax
+	xchgb %cl, %ch
+	cmpb $32, %cl
+	jb 1f
+	xorl %eax, %eax                         /* a 32-bit field: all ones */
+	decl %eax
+	jmp 2f
+1:	shll %cl, %eax
+	decl %eax
+2:	movb %ch, %cl
+	shll %cl, %eax
+	popl %ecx
 	ret
 
 early_puts:                                     /* the string at %esi */
@@ -304,6 +475,7 @@ fail_begin:
 	movw $0x0720, %ax
 	rep stosw
 	movl $0, early_vga_pos
+	call fb_find
 	movl $msg_begin, %esi                   /* a refusal is KTAP too, as in kernel/runner.c */
 	call early_puts
 	popal
@@ -466,6 +638,15 @@ msg_halted:
 	.data
 	.balign 4
 early_vga_pos:  .long 0
+early_fb:       .long 0                 /* 0: no framebuffer, the VGA text screen */
+early_fb_pitch: .long 0
+early_fb_cols:  .long 0
+early_fb_rows:  .long 0
+early_fb_pos:   .long 0
+early_fb_fg:    .long 0
+early_fb_bg:    .long 0
+early_fb_bytes: .long 0                 /* bytes a pixel */
+early_fb_cell:  .long 0                 /* 8 pixels' bytes */
 	.balign 16
 	.globl early_stack_top
 early_stack:    .skip 1024

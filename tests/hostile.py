@@ -201,6 +201,92 @@ def c_no_lm_halt_screen():
         return probs
 
 
+# GRUB without a menu timeout (make test builds it); HOSTILE_ISO: another one to try
+ISO_CI = os.environ.get("HOSTILE_ISO", os.path.join(B, "tracelab-ci.iso"))
+
+
+def screen_text(ppm):
+    """The text on a PPM screendump, cell by cell in the kernel's 8x16 font (the one
+    it is built from, GRUB's ascii.h, as tests/usb-boot.sh reads it); each cell's
+    top-left pixel is its background."""
+    data = open(ppm, "rb").read()
+    parts = data.split(b"\n", 3)
+    w, h = map(int, parts[1].split())
+    rgb = parts[3]
+    vals = [int(v, 16) for v in re.findall(r"0x([0-9a-fA-F]{2})", open("/usr/share/grub/ascii.h").read())]
+    glyphs = {}
+    for c in range(32, 127):
+        glyphs.setdefault(bytes(vals[c * 16:(c + 1) * 16]), chr(c))
+    lines = []
+    for cy in range(h // 16):
+        line = []
+        for cx in range(w // 8):
+            x0, y0 = cx * 8, cy * 16
+            bg = rgb[(y0 * w + x0) * 3:(y0 * w + x0) * 3 + 3]
+            bits = bytearray(16)
+            for gy in range(16):
+                for gx in range(8):
+                    o = ((y0 + gy) * w + x0 + gx) * 3
+                    if rgb[o:o + 3] != bg:
+                        bits[gy] |= 0x80 >> gx
+            line.append(glyphs.get(bytes(bits), "?"))
+        lines.append("".join(line).rstrip())
+    return w, h, lines
+
+
+def c_no_lm_framebuffer():
+    """GRUB (multiboot2) hands over a graphics framebuffer: the no-long-mode reason
+    is drawn on it by the 32-bit code (boot/early.S), read back by a screendump.
+    SeaBIOS, because OVMF itself needs long mode; no exit device, so it halts."""
+    if not os.path.exists(ISO_CI):
+        return [f"no {ISO_CI} (make build/tracelab-ci.iso)"]
+    with tempfile.TemporaryDirectory() as d:
+        sock, ppm = os.path.join(d, "mon"), os.path.join(d, "screen.ppm")
+        cmd = ["qemu-system-x86_64", "-accel", "tcg", "-no-reboot", "-display", "none",
+               "-serial", "stdio", "-m", "64", "-cpu", "qemu64,-lm", "-cdrom", ISO_CI,
+               "-monitor", f"unix:{sock},server=on,wait=off"]
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             stdin=subprocess.DEVNULL)
+        out = bytearray()
+
+        def read():
+            for chunk in iter(lambda: p.stdout.read1(4096), b""):
+                out.extend(chunk)
+        reader = threading.Thread(target=read, daemon=True)
+        reader.start()
+        t0, probs = time.time(), []
+        while time.time() - t0 < 40 and p.poll() is None and b"halted" not in out:
+            time.sleep(0.2)
+        try:
+            s = socket.socket(socket.AF_UNIX)
+            s.connect(sock)
+            s.sendall(f'screendump "{ppm}"\n'.encode())
+            for _ in range(50):
+                if os.path.exists(ppm) and os.path.getsize(ppm) > 1000:
+                    break
+                time.sleep(0.1)
+            time.sleep(0.3)
+            s.close()
+        except OSError as e:
+            probs.append(f"no monitor: {e}")
+        p.kill()
+        p.wait(10)
+        reader.join(5)
+        text = out.decode("utf-8", "replace").replace("\r", "")
+        if not re.search(NO_LM, text, re.M):
+            probs.append("serial lacks the reason: " + text.strip()[-200:])
+        if not os.path.exists(ppm):
+            return probs + ["no screendump"]
+        w, h, lines = screen_text(ppm)
+        if (w, h) == (720, 400):
+            probs.append("the screen is in VGA text mode: GRUB passed no framebuffer")
+        if not any("this CPU has no long mode (CPUID.80000001H:EDX.LM[29]=0): cannot run" in ln
+                   for ln in lines):
+            probs.append(f"{w}x{h} framebuffer lacks the reason: "
+                         + " | ".join(ln for ln in lines if ln.strip())[:200])
+        return probs
+
+
 def tiny(mem):
     def c():
         r = qemu([], "run=101", mem=mem, timeout=20)
@@ -359,6 +445,8 @@ CASES = [
     ("no-lm-coreduo", "-cpu coreduo", no_lm("coreduo")),
     ("no-lm-qemu64-lm", "-cpu qemu64,-lm", no_lm("qemu64,-lm")),
     ("no-lm-halt-screen", "-cpu qemu32 exit=halt: halts, reason on serial and VGA", c_no_lm_halt_screen),
+    ("no-lm-framebuffer", "-cpu qemu64,-lm from GRUB (SeaBIOS, VBE framebuffer): reason drawn on it",
+     c_no_lm_framebuffer),
     ("ram-2m", "-m 2: not enough memory, failure code", tiny(2)),
     ("ram-3m", "-m 3: not enough memory, failure code", tiny(3)),
     ("ram-4m", "-m 4: runs, warns that the experiment arena is missing", c_4m),

@@ -234,17 +234,15 @@ def screen_text(ppm):
     return w, h, lines
 
 
-def c_no_lm_framebuffer():
-    """GRUB (multiboot2) hands over a graphics framebuffer: the no-long-mode reason
-    is drawn on it by the 32-bit code (boot/early.S), read back by a screendump.
-    SeaBIOS, because OVMF itself needs long mode; no exit device, so it halts."""
-    if not os.path.exists(ISO_CI):
-        return [f"no {ISO_CI} (make build/tracelab-ci.iso)"]
+def screen_boot(iso, cpu, serial_re, screen_text_must, size=None, extra=()):
+    """Boot a GRUB ISO under SeaBIOS without an exit device (the kernel halts), wait
+    for the halt on serial, read the screen back (screendump) and look for a line
+    on it.  GRUB hands over a VBE framebuffer (multiboot2 framebuffer tag)."""
     with tempfile.TemporaryDirectory() as d:
         sock, ppm = os.path.join(d, "mon"), os.path.join(d, "screen.ppm")
         cmd = ["qemu-system-x86_64", "-accel", "tcg", "-no-reboot", "-display", "none",
-               "-serial", "stdio", "-m", "64", "-cpu", "qemu64,-lm", "-cdrom", ISO_CI,
-               "-monitor", f"unix:{sock},server=on,wait=off"]
+               "-serial", "stdio", "-m", "64", "-cpu", cpu, "-cdrom", iso,
+               "-monitor", f"unix:{sock},server=on,wait=off"] + list(extra)
         p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                              stdin=subprocess.DEVNULL)
         out = bytearray()
@@ -273,18 +271,47 @@ def c_no_lm_framebuffer():
         p.wait(10)
         reader.join(5)
         text = out.decode("utf-8", "replace").replace("\r", "")
-        if not re.search(NO_LM, text, re.M):
-            probs.append("serial lacks the reason: " + text.strip()[-200:])
+        if not re.search(serial_re, text, re.M):
+            probs.append("serial lacks the message: " + text.strip()[-200:])
         if not os.path.exists(ppm):
             return probs + ["no screendump"]
         w, h, lines = screen_text(ppm)
-        if (w, h) == (720, 400):
-            probs.append("the screen is in VGA text mode: GRUB passed no framebuffer")
-        if not any("this CPU has no long mode (CPUID.80000001H:EDX.LM[29]=0): cannot run" in ln
-                   for ln in lines):
-            probs.append(f"{w}x{h} framebuffer lacks the reason: "
+        if (w, h) == (720, 400) or (size and (w, h) != size):
+            probs.append(f"screen {w}x{h}: not the framebuffer GRUB was to set")
+        if not any(screen_text_must in ln for ln in lines):
+            probs.append(f"{w}x{h} framebuffer lacks {screen_text_must!r}: "
                          + " | ".join(ln for ln in lines if ln.strip())[:200])
         return probs
+
+
+NO_LM_SCREEN = "this CPU has no long mode (CPUID.80000001H:EDX.LM[29]=0): cannot run"
+
+
+def c_no_lm_framebuffer():
+    """GRUB (multiboot2) hands over a graphics framebuffer: the no-long-mode reason
+    is drawn on it by the 32-bit code (boot/early.S).  SeaBIOS, because OVMF itself
+    needs long mode; its VBE mode is 800x600x24 by default."""
+    if not os.path.exists(ISO_CI):
+        return [f"no {ISO_CI} (make build/tracelab-ci.iso)"]
+    return screen_boot(ISO_CI, "qemu64,-lm", NO_LM, NO_LM_SCREEN, (800, 600))
+
+
+def c_no_lm_fb_32bpp():
+    """The same at 32 bits per pixel, as under UEFI's GOP: GRUB's VBE mode on QEMU's
+    virtio VGA is 640x480x32 (GRUB overrides gfxpayload from the kernel's header)."""
+    if not os.path.exists(ISO_CI):
+        return [f"no {ISO_CI} (make build/tracelab-ci.iso)"]
+    return screen_boot(ISO_CI, "qemu64,-lm", NO_LM, NO_LM_SCREEN, (640, 480), ["-vga", "virtio"])
+
+
+def c_refused_framebuffer():
+    """A refused command line (found in C, after the framebuffer tag is read) is on
+    the framebuffer too."""
+    with tempfile.TemporaryDirectory() as d:
+        iso = grub_iso(d, "multiboot2 /boot/tracelab.elf run=debug reps=0", "insmod all_video\n")
+        return screen_boot(iso, "qemu64", r"^# tracelab: command line error: bad reps=: 'reps=0'$",
+                           "# tracelab: command line error: bad reps=: 'reps=0'", (640, 480),
+                           ["-vga", "virtio"])
 
 
 def tiny(mem):
@@ -415,12 +442,12 @@ def c_lvt_loaded():
                   [r"# one-shot timer: first interrupt seen \d+ us after arming 1 ms"])
 
 
-def grub_iso(d, entry):
+def grub_iso(d, entry, head=""):
     iso_dir = os.path.join(d, "iso")
     os.makedirs(os.path.join(iso_dir, "boot", "grub"))
     shutil.copyfile(ELF, os.path.join(iso_dir, "boot", "tracelab.elf"))
     open(os.path.join(iso_dir, "boot", "grub", "grub.cfg"), "w").write(
-        f"set timeout=0\nset default=0\nmenuentry hostile {{\n  {entry}\n  boot\n}}\n")
+        f"set timeout=0\nset default=0\n{head}menuentry hostile {{\n  {entry}\n  boot\n}}\n")
     iso = os.path.join(d, "t.iso")
     subprocess.run(["grub-mkrescue", "-o", iso, iso_dir], stdout=subprocess.DEVNULL,
                    stderr=subprocess.DEVNULL, check=True)
@@ -445,8 +472,11 @@ CASES = [
     ("no-lm-coreduo", "-cpu coreduo", no_lm("coreduo")),
     ("no-lm-qemu64-lm", "-cpu qemu64,-lm", no_lm("qemu64,-lm")),
     ("no-lm-halt-screen", "-cpu qemu32 exit=halt: halts, reason on serial and VGA", c_no_lm_halt_screen),
-    ("no-lm-framebuffer", "-cpu qemu64,-lm from GRUB (SeaBIOS, VBE framebuffer): reason drawn on it",
+    ("no-lm-framebuffer", "-cpu qemu64,-lm from GRUB (SeaBIOS, VBE 800x600x24): reason drawn on it",
      c_no_lm_framebuffer),
+    ("no-lm-fb-32bpp", "the same at 32 bpp (virtio VGA: 640x480x32), as GOP modes are", c_no_lm_fb_32bpp),
+    ("refused-framebuffer", "GRUB, 640x480x32: a refused command line is on the framebuffer too",
+     c_refused_framebuffer),
     ("ram-2m", "-m 2: not enough memory, failure code", tiny(2)),
     ("ram-3m", "-m 3: not enough memory, failure code", tiny(3)),
     ("ram-4m", "-m 4: runs, warns that the experiment arena is missing", c_4m),
